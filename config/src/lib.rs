@@ -1,0 +1,500 @@
+//! The one source of every warpforge parameter.
+//!
+//! A [`GpuConfig`] is plain data (rocket-chip style): the RTL generator, the golden model, the
+//! testbench and the FPGA flows all read the same value and nothing else. Named presets are
+//! functions returning a value; a user file may start from a preset (`base = "small"`) and
+//! override single fields. [`GpuConfig::validate`] refuses every value the hardware cannot be
+//! built with, naming the field and the rule.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// Warp scheduling policy (book §3.1.3 / §3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerPolicy {
+    /// Loose round-robin: the first ready warp after the last issued one.
+    Lrr,
+    /// Greedy-then-oldest: keep issuing the last warp while it is ready, else the oldest ready.
+    Gto,
+    /// Two-level: an active set of warps scheduled round-robin, refilled from a pending set.
+    TwoLevel,
+}
+
+/// Register-file bank layout (book Figs 3.14 and 3.17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RfLayout {
+    /// Register r of every warp lives in bank `r % banks`.
+    Naive,
+    /// Register r of warp w lives in bank `(r + w) % banks`.
+    Swizzled,
+}
+
+/// Every parameter of the GPU. Field order follows the brief's microarchitecture table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuConfig {
+    /// Preset this configuration was derived from (informational).
+    pub name: String,
+    /// Streaming multiprocessors behind the crossbar.
+    pub sms: u32,
+    /// Resident warps per SM.
+    pub warps: u32,
+    /// Threads per warp (= SIMD lanes).
+    pub lanes: u32,
+    /// Instruction-buffer entries per warp.
+    pub ibuffer_depth: u32,
+    /// Pending-write entries per warp in the scoreboard.
+    pub scoreboard_entries: u32,
+    /// Warp scheduler policy.
+    pub scheduler: SchedulerPolicy,
+    /// Active warps in the two-level scheduler's active set (ignored by other policies).
+    pub two_level_active: u32,
+    /// SIMT stack entries per warp, including the base entry.
+    pub simt_stack_depth: u32,
+    /// Single-ported register-file banks per SM.
+    pub rf_banks: u32,
+    /// Register-file bank layout.
+    pub rf_layout: RfLayout,
+    /// Operand-collector units per SM.
+    pub collectors: u32,
+    /// ALU latency in cycles (issue to writeback).
+    pub alu_latency: u32,
+    /// Pipelined multiplier latency in cycles.
+    pub mul_latency: u32,
+    /// Iterative divider latency in cycles (not pipelined).
+    pub div_latency: u32,
+    /// Cache line size in bytes (coalescing granularity).
+    pub line_bytes: u32,
+    /// L1 data cache sets.
+    pub l1_sets: u32,
+    /// L1 data cache ways.
+    pub l1_ways: u32,
+    /// Pending request table entries (MSHRs) per L1.
+    pub prt_entries: u32,
+    /// Shared memory per SM in bytes (divided among resident CTAs).
+    pub smem_bytes: u32,
+    /// Memory partitions behind the crossbar.
+    pub partitions: u32,
+    /// Instruction memory in bytes (per SM copy of the kernel text).
+    pub imem_bytes: u32,
+    /// Global memory in bytes, mapped at `GMEM_BASE`.
+    pub gmem_bytes: u32,
+    /// Per-thread stack in bytes; stacks sit at the top of global memory.
+    pub stack_bytes: u32,
+}
+
+/// A configuration value that cannot be built, with the field and the rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid configuration: `{field}` = {value}: {rule}")]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub value: String,
+    pub rule: String,
+}
+
+/// Errors from reading a configuration file or name.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("unknown preset `{0}`; known presets: {known}", known = PRESETS.join(", "))]
+    UnknownPreset(String),
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("{path}: {source}")]
+    Invalid { path: String, source: ConfigError },
+}
+
+/// Names of the built-in presets, in order of size.
+pub const PRESETS: &[&str] = &["tiny", "small", "fermi"];
+
+/// The configuration `warpforge` uses when none is named.
+pub const DEFAULT_PRESET: &str = "small";
+
+impl GpuConfig {
+    /// Fast tests: 1 SM, 4 warps of 4 lanes.
+    pub fn tiny() -> Self {
+        GpuConfig {
+            name: "tiny".into(),
+            sms: 1,
+            warps: 4,
+            lanes: 4,
+            ibuffer_depth: 2,
+            scoreboard_entries: 4,
+            scheduler: SchedulerPolicy::Lrr,
+            two_level_active: 2,
+            simt_stack_depth: 8,
+            rf_banks: 4,
+            rf_layout: RfLayout::Swizzled,
+            collectors: 2,
+            alu_latency: 1,
+            mul_latency: 3,
+            div_latency: 34,
+            line_bytes: 16,
+            l1_sets: 8,
+            l1_ways: 2,
+            prt_entries: 4,
+            smem_bytes: 4096,
+            partitions: 1,
+            imem_bytes: 16 * 1024,
+            gmem_bytes: 4 << 20,
+            stack_bytes: 1024,
+        }
+    }
+
+    /// The FPGA default: 2 SMs, 8 warps of 8 lanes.
+    pub fn small() -> Self {
+        GpuConfig {
+            name: "small".into(),
+            sms: 2,
+            warps: 8,
+            lanes: 8,
+            ibuffer_depth: 2,
+            scoreboard_entries: 4,
+            scheduler: SchedulerPolicy::Gto,
+            two_level_active: 4,
+            simt_stack_depth: 16,
+            rf_banks: 4,
+            rf_layout: RfLayout::Swizzled,
+            collectors: 4,
+            alu_latency: 1,
+            mul_latency: 3,
+            div_latency: 34,
+            line_bytes: 32,
+            l1_sets: 32,
+            l1_ways: 4,
+            prt_entries: 8,
+            smem_bytes: 16 * 1024,
+            partitions: 2,
+            imem_bytes: 16 * 1024,
+            gmem_bytes: 16 << 20,
+            stack_bytes: 1024,
+        }
+    }
+
+    /// Simulation studies: Fermi-like 32 lanes, 48 warps, 4 SMs.
+    pub fn fermi() -> Self {
+        GpuConfig {
+            name: "fermi".into(),
+            sms: 4,
+            warps: 48,
+            lanes: 32,
+            ibuffer_depth: 2,
+            scoreboard_entries: 6,
+            scheduler: SchedulerPolicy::Gto,
+            two_level_active: 8,
+            simt_stack_depth: 32,
+            rf_banks: 8,
+            rf_layout: RfLayout::Swizzled,
+            collectors: 8,
+            alu_latency: 4,
+            mul_latency: 4,
+            div_latency: 34,
+            line_bytes: 128,
+            l1_sets: 32,
+            l1_ways: 4,
+            prt_entries: 32,
+            smem_bytes: 64 * 1024,
+            partitions: 4,
+            imem_bytes: 64 * 1024,
+            gmem_bytes: 64 << 20,
+            stack_bytes: 1024,
+        }
+    }
+
+    /// A preset by name.
+    pub fn preset(name: &str) -> Result<Self, LoadError> {
+        match name {
+            "tiny" => Ok(Self::tiny()),
+            "small" => Ok(Self::small()),
+            "fermi" => Ok(Self::fermi()),
+            other => Err(LoadError::UnknownPreset(other.to_string())),
+        }
+    }
+
+    /// A preset name, or the path of a TOML or JSON file. A file may name a preset in `base`
+    /// and override any subset of fields; without `base` it must give every field.
+    pub fn load(name_or_path: &str) -> Result<Self, LoadError> {
+        let path = Path::new(name_or_path);
+        let looks_like_file = name_or_path.contains('/')
+            || name_or_path.contains('.')
+            || (path.exists() && !PRESETS.contains(&name_or_path));
+        if !looks_like_file {
+            let cfg = Self::preset(name_or_path)?;
+            return Ok(cfg);
+        }
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+            path: name_or_path.to_string(),
+            source,
+        })?;
+        let is_json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        Self::parse(&text, is_json).map_err(|e| match e {
+            ParseError::Syntax(message) => LoadError::Parse {
+                path: name_or_path.to_string(),
+                message,
+            },
+            ParseError::Invalid(source) => LoadError::Invalid {
+                path: name_or_path.to_string(),
+                source,
+            },
+        })
+    }
+
+    /// Parse TOML (or JSON) text, applying `base` and validating.
+    pub fn parse(text: &str, json: bool) -> Result<Self, ParseError> {
+        let mut value: toml::Table = if json {
+            let v: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| ParseError::Syntax(e.to_string()))?;
+            let s = toml::to_string(&v).map_err(|e| {
+                ParseError::Syntax(format!("JSON that cannot be a configuration: {e}"))
+            })?;
+            s.parse().map_err(|e: toml::de::Error| ParseError::Syntax(e.to_string()))?
+        } else {
+            text.parse()
+                .map_err(|e: toml::de::Error| ParseError::Syntax(e.to_string()))?
+        };
+        if let Some(base) = value.remove("base") {
+            let base_name = base
+                .as_str()
+                .ok_or_else(|| ParseError::Syntax("`base` must be a preset name string".into()))?;
+            let preset = Self::preset(base_name).map_err(|e| ParseError::Syntax(e.to_string()))?;
+            let mut merged = toml::Table::try_from(&preset).expect("presets serialize");
+            for (k, v) in value {
+                merged.insert(k, v);
+            }
+            value = merged;
+        }
+        let cfg: GpuConfig = toml::Value::Table(value)
+            .try_into()
+            .map_err(|e: toml::de::Error| ParseError::Syntax(e.message().to_string()))?;
+        cfg.validate().map_err(ParseError::Invalid)?;
+        Ok(cfg)
+    }
+
+    /// Set one field from text (`lanes=16` in sweeps and `--set`), then validate.
+    pub fn set(&mut self, field: &str, value: &str) -> Result<(), ParseError> {
+        let mut table = toml::Table::try_from(&*self).expect("config serializes");
+        if !table.contains_key(field) {
+            return Err(ParseError::Syntax(format!(
+                "unknown configuration field `{field}`; fields are: {}",
+                table.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let parsed: toml::Value = match value.parse::<i64>() {
+            Ok(n) => toml::Value::Integer(n),
+            Err(_) => toml::Value::String(value.to_string()),
+        };
+        table.insert(field.to_string(), parsed);
+        let cfg: GpuConfig = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| ParseError::Syntax(e.message().to_string()))?;
+        cfg.validate().map_err(ParseError::Invalid)?;
+        *self = cfg;
+        Ok(())
+    }
+
+    /// The configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("config serializes")
+    }
+
+    /// A short stable hash of every parameter (used to cache built models).
+    pub fn hash_hex(&self) -> String {
+        // FNV-1a over the canonical TOML: stable across runs and platforms.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.to_toml().bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+
+    /// Check every rule; the first broken one is returned.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        fn err(field: &'static str, value: impl fmt::Display, rule: &str) -> ConfigError {
+            ConfigError {
+                field,
+                value: value.to_string(),
+                rule: rule.to_string(),
+            }
+        }
+        let nonzero_pow2 = |field: &'static str, v: u32| -> Result<(), ConfigError> {
+            if v == 0 || !v.is_power_of_two() {
+                Err(err(field, v, "must be a power of two greater than zero"))
+            } else {
+                Ok(())
+            }
+        };
+        let in_range =
+            |field: &'static str, v: u32, lo: u32, hi: u32| -> Result<(), ConfigError> {
+                if v < lo || v > hi {
+                    Err(err(field, v, &format!("must be between {lo} and {hi}")))
+                } else {
+                    Ok(())
+                }
+            };
+        in_range("sms", self.sms, 1, 64)?;
+        in_range("warps", self.warps, 1, 64)?;
+        nonzero_pow2("lanes", self.lanes)?;
+        in_range("lanes", self.lanes, 1, 32)?;
+        in_range("ibuffer_depth", self.ibuffer_depth, 1, 16)?;
+        in_range("scoreboard_entries", self.scoreboard_entries, 1, 32)?;
+        in_range("two_level_active", self.two_level_active, 1, 64)?;
+        if self.scheduler == SchedulerPolicy::TwoLevel && self.two_level_active > self.warps {
+            return Err(err(
+                "two_level_active",
+                self.two_level_active,
+                &format!("must not exceed `warps` ({})", self.warps),
+            ));
+        }
+        in_range("simt_stack_depth", self.simt_stack_depth, 2, 256)?;
+        nonzero_pow2("rf_banks", self.rf_banks)?;
+        if self.rf_banks > 32 {
+            return Err(err(
+                "rf_banks",
+                self.rf_banks,
+                "must not exceed the 32 architectural registers of a warp (more banks than registers)",
+            ));
+        }
+        in_range("collectors", self.collectors, 1, 64)?;
+        in_range("alu_latency", self.alu_latency, 1, 16)?;
+        in_range("mul_latency", self.mul_latency, 1, 16)?;
+        in_range("div_latency", self.div_latency, 1, 64)?;
+        nonzero_pow2("line_bytes", self.line_bytes)?;
+        in_range("line_bytes", self.line_bytes, 4, 1024)?;
+        nonzero_pow2("l1_sets", self.l1_sets)?;
+        nonzero_pow2("l1_ways", self.l1_ways)?;
+        in_range("l1_ways", self.l1_ways, 1, 16)?;
+        in_range("prt_entries", self.prt_entries, 1, 256)?;
+        nonzero_pow2("smem_bytes", self.smem_bytes)?;
+        if self.smem_bytes < 4 * self.lanes {
+            return Err(err(
+                "smem_bytes",
+                self.smem_bytes,
+                &format!("must hold at least one word per lane ({} bytes)", 4 * self.lanes),
+            ));
+        }
+        in_range("smem_bytes", self.smem_bytes, 4, 1 << 20)?;
+        nonzero_pow2("partitions", self.partitions)?;
+        in_range("partitions", self.partitions, 1, 64)?;
+        nonzero_pow2("imem_bytes", self.imem_bytes)?;
+        in_range("imem_bytes", self.imem_bytes, 256, 1 << 24)?;
+        nonzero_pow2("gmem_bytes", self.gmem_bytes)?;
+        in_range("gmem_bytes", self.gmem_bytes, 1 << 16, 1 << 30)?;
+        nonzero_pow2("stack_bytes", self.stack_bytes)?;
+        in_range("stack_bytes", self.stack_bytes, 64, 1 << 16)?;
+        let stacks = self.sms as u64 * self.warps as u64 * self.lanes as u64 * self.stack_bytes as u64;
+        if stacks * 2 > self.gmem_bytes as u64 {
+            return Err(err(
+                "stack_bytes",
+                self.stack_bytes,
+                &format!(
+                    "the stacks of all {} resident threads ({} bytes) must take at most half of `gmem_bytes` ({})",
+                    self.sms * self.warps * self.lanes,
+                    stacks,
+                    self.gmem_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Threads resident on one SM.
+    pub fn threads_per_sm(&self) -> u32 {
+        self.warps * self.lanes
+    }
+}
+
+/// Errors from [`GpuConfig::parse`] and [`GpuConfig::set`].
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("{0}")]
+    Syntax(String),
+    #[error(transparent)]
+    Invalid(ConfigError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid_and_named() {
+        for name in PRESETS {
+            let cfg = GpuConfig::preset(name).unwrap();
+            cfg.validate().unwrap();
+            assert_eq!(&cfg.name, name);
+        }
+        let tiny = GpuConfig::tiny();
+        assert_eq!((tiny.sms, tiny.warps, tiny.lanes), (1, 4, 4));
+        let fermi = GpuConfig::fermi();
+        assert!(fermi.lanes == 32 && fermi.warps >= 32);
+    }
+
+    #[test]
+    fn toml_round_trip() {
+        for name in PRESETS {
+            let cfg = GpuConfig::preset(name).unwrap();
+            let back = GpuConfig::parse(&cfg.to_toml(), false).unwrap();
+            assert_eq!(cfg, back);
+        }
+    }
+
+    #[test]
+    fn base_and_overrides() {
+        let cfg = GpuConfig::parse("base = \"tiny\"\nlanes = 8\nscheduler = \"gto\"\n", false).unwrap();
+        assert_eq!(cfg.lanes, 8);
+        assert_eq!(cfg.warps, 4);
+        assert_eq!(cfg.scheduler, SchedulerPolicy::Gto);
+        let json = GpuConfig::parse(r#"{"base": "small", "warps": 16}"#, true).unwrap();
+        assert_eq!(json.warps, 16);
+    }
+
+    #[test]
+    fn invalid_values_name_field_and_rule() {
+        let cases = [
+            ("lanes = 6", "lanes", "power of two"),
+            ("warps = 0", "warps", "between 1 and 64"),
+            ("rf_banks = 64", "rf_banks", "more banks than registers"),
+            ("line_bytes = 24", "line_bytes", "power of two"),
+            ("stack_bytes = 65536\ngmem_bytes = 65536", "stack_bytes", "half of `gmem_bytes`"),
+        ];
+        for (text, field, rule) in cases {
+            let e = GpuConfig::parse(&format!("base = \"tiny\"\n{text}"), false).unwrap_err();
+            let msg = e.to_string();
+            assert!(msg.contains(field) && msg.contains(rule), "{text}: {msg}");
+        }
+        let e = GpuConfig::parse("base = \"tiny\"\nlanez = 4", false).unwrap_err();
+        assert!(e.to_string().contains("lanez"), "{e}");
+        let e = GpuConfig::parse("base = \"huge\"", false).unwrap_err();
+        assert!(e.to_string().contains("unknown preset `huge`"), "{e}");
+    }
+
+    #[test]
+    fn set_field() {
+        let mut cfg = GpuConfig::tiny();
+        cfg.set("lanes", "16").unwrap();
+        assert_eq!(cfg.lanes, 16);
+        assert!(cfg.set("lanes", "3").is_err());
+        assert!(cfg.set("bogus", "3").unwrap_err().to_string().contains("unknown configuration field"));
+        cfg.set("rf_layout", "naive").unwrap();
+        assert_eq!(cfg.rf_layout, RfLayout::Naive);
+    }
+
+    #[test]
+    fn hash_changes_with_any_field() {
+        let a = GpuConfig::tiny();
+        let mut b = a.clone();
+        b.collectors += 1;
+        assert_ne!(a.hash_hex(), b.hash_hex());
+        assert_eq!(a.hash_hex(), GpuConfig::tiny().hash_hex());
+    }
+}

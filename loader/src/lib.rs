@@ -1,0 +1,1 @@
+//! Kernel loader (in progress).
