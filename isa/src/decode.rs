@@ -51,10 +51,23 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
         return bad; // compressed encodings are not part of the ISA
     }
     let i = match w & 0x7f {
-        0x37 => Instr::Lui { rd: rd(w), imm: imm_u(w) },
-        0x17 => Instr::Auipc { rd: rd(w), imm: imm_u(w) },
-        0x6f => Instr::Jal { rd: rd(w), imm: imm_j(w) },
-        0x67 if funct3(w) == 0 => Instr::Jalr { rd: rd(w), rs1: rs1(w), imm: imm_i(w) },
+        0x37 => Instr::Lui {
+            rd: rd(w),
+            imm: imm_u(w),
+        },
+        0x17 => Instr::Auipc {
+            rd: rd(w),
+            imm: imm_u(w),
+        },
+        0x6f => Instr::Jal {
+            rd: rd(w),
+            imm: imm_j(w),
+        },
+        0x67 if funct3(w) == 0 => Instr::Jalr {
+            rd: rd(w),
+            rs1: rs1(w),
+            imm: imm_i(w),
+        },
         0x63 => {
             let op = match funct3(w) {
                 0 => BranchOp::Beq,
@@ -65,7 +78,12 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                 7 => BranchOp::Bgeu,
                 _ => return bad,
             };
-            Instr::Branch { op, rs1: rs1(w), rs2: rs2(w), imm: imm_b(w) }
+            Instr::Branch {
+                op,
+                rs1: rs1(w),
+                rs2: rs2(w),
+                imm: imm_b(w),
+            }
         }
         0x03 => {
             let op = match funct3(w) {
@@ -76,7 +94,12 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                 5 => LoadOp::Lhu,
                 _ => return bad,
             };
-            Instr::Load { op, rd: rd(w), rs1: rs1(w), imm: imm_i(w) }
+            Instr::Load {
+                op,
+                rd: rd(w),
+                rs1: rs1(w),
+                imm: imm_i(w),
+            }
         }
         0x23 => {
             let op = match funct3(w) {
@@ -85,7 +108,12 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                 2 => StoreOp::Sw,
                 _ => return bad,
             };
-            Instr::Store { op, rs1: rs1(w), rs2: rs2(w), imm: imm_s(w) }
+            Instr::Store {
+                op,
+                rs1: rs1(w),
+                rs2: rs2(w),
+                imm: imm_s(w),
+            }
         }
         0x13 => {
             let (op, imm) = match (funct3(w), funct7(w)) {
@@ -100,7 +128,12 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                 (5, 0x20) => (AluOp::Sra, rs2(w) as i32),
                 _ => return bad,
             };
-            Instr::OpImm { op, rd: rd(w), rs1: rs1(w), imm }
+            Instr::OpImm {
+                op,
+                rd: rd(w),
+                rs1: rs1(w),
+                imm,
+            }
         }
         0x33 => {
             let (rd, rs1, rs2) = (rd(w), rs1(w), rs2(w));
@@ -131,8 +164,18 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                     ][f3 as usize];
                     Instr::Op { op, rd, rs1, rs2 }
                 }
-                (0x20, 0) => Instr::Op { op: AluOp::Sub, rd, rs1, rs2 },
-                (0x20, 5) => Instr::Op { op: AluOp::Sra, rd, rs1, rs2 },
+                (0x20, 0) => Instr::Op {
+                    op: AluOp::Sub,
+                    rd,
+                    rs1,
+                    rs2,
+                },
+                (0x20, 5) => Instr::Op {
+                    op: AluOp::Sra,
+                    rd,
+                    rs1,
+                    rs2,
+                },
                 _ => return bad,
             }
         }
@@ -156,7 +199,12 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                     7 => CsrOp::Rci,
                     _ => return bad,
                 };
-                Instr::Csr { op, rd: rd(w), src: rs1(w), csr: (w >> 20) as u16 }
+                Instr::Csr {
+                    op,
+                    rd: rd(w),
+                    src: rs1(w),
+                    csr: (w >> 20) as u16,
+                }
             }
         }
         OPCODE_SIMT => {

@@ -11,7 +11,11 @@ fn i(op: u32, rd: Reg, f3: u32, rs1: Reg, imm: i32) -> u32 {
 }
 fn s(op: u32, f3: u32, rs1: Reg, rs2: Reg, imm: i32) -> u32 {
     let imm = imm as u32;
-    op | (imm & 0x1f) << 7 | f3 << 12 | (rs1 as u32) << 15 | (rs2 as u32) << 20 | (imm >> 5 & 0x7f) << 25
+    op | (imm & 0x1f) << 7
+        | f3 << 12
+        | (rs1 as u32) << 15
+        | (rs2 as u32) << 20
+        | (imm >> 5 & 0x7f) << 25
 }
 fn b(f3: u32, rs1: Reg, rs2: Reg, imm: i32) -> u32 {
     let imm = imm as u32;
@@ -122,7 +126,10 @@ pub fn encode(instr: &Instr) -> u32 {
                 CsrOp::Rsi => 6,
                 CsrOp::Rci => 7,
             };
-            0x73 | (rd as u32) << 7 | f3 << 12 | ((src & 31) as u32) << 15 | (csr as u32 & 0xfff) << 20
+            0x73 | (rd as u32) << 7
+                | f3 << 12
+                | ((src & 31) as u32) << 15
+                | (csr as u32 & 0xfff) << 20
         }
         Instr::Simt { op, rs1 } => r(OPCODE_SIMT, 0, op.funct3(), rs1, 0, 0),
     }

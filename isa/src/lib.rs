@@ -129,24 +129,75 @@ impl SimtOp {
 /// (`Lui`/`Auipc` hold the already-shifted 32-bit value, i.e. `imm & 0xffff_f000`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Instr {
-    Lui { rd: Reg, imm: i32 },
-    Auipc { rd: Reg, imm: i32 },
-    Jal { rd: Reg, imm: i32 },
-    Jalr { rd: Reg, rs1: Reg, imm: i32 },
-    Branch { op: BranchOp, rs1: Reg, rs2: Reg, imm: i32 },
-    Load { op: LoadOp, rd: Reg, rs1: Reg, imm: i32 },
-    Store { op: StoreOp, rs1: Reg, rs2: Reg, imm: i32 },
+    Lui {
+        rd: Reg,
+        imm: i32,
+    },
+    Auipc {
+        rd: Reg,
+        imm: i32,
+    },
+    Jal {
+        rd: Reg,
+        imm: i32,
+    },
+    Jalr {
+        rd: Reg,
+        rs1: Reg,
+        imm: i32,
+    },
+    Branch {
+        op: BranchOp,
+        rs1: Reg,
+        rs2: Reg,
+        imm: i32,
+    },
+    Load {
+        op: LoadOp,
+        rd: Reg,
+        rs1: Reg,
+        imm: i32,
+    },
+    Store {
+        op: StoreOp,
+        rs1: Reg,
+        rs2: Reg,
+        imm: i32,
+    },
     /// Register-immediate ALU op; for shifts `imm` is the shamt (0..=31).
-    OpImm { op: AluOp, rd: Reg, rs1: Reg, imm: i32 },
-    Op { op: AluOp, rd: Reg, rs1: Reg, rs2: Reg },
-    MulDiv { op: MulDivOp, rd: Reg, rs1: Reg, rs2: Reg },
+    OpImm {
+        op: AluOp,
+        rd: Reg,
+        rs1: Reg,
+        imm: i32,
+    },
+    Op {
+        op: AluOp,
+        rd: Reg,
+        rs1: Reg,
+        rs2: Reg,
+    },
+    MulDiv {
+        op: MulDivOp,
+        rd: Reg,
+        rs1: Reg,
+        rs2: Reg,
+    },
     /// `fence` and `fence.i` (both no-ops: memory is ordered per warp).
     Fence,
     Ecall,
     Ebreak,
     /// `src` is rs1 for the register forms and the 5-bit immediate for the `*i` forms.
-    Csr { op: CsrOp, rd: Reg, src: u8, csr: u16 },
-    Simt { op: SimtOp, rs1: Reg },
+    Csr {
+        op: CsrOp,
+        rd: Reg,
+        src: u8,
+        csr: u16,
+    },
+    Simt {
+        op: SimtOp,
+        rs1: Reg,
+    },
 }
 
 impl Instr {
@@ -178,15 +229,29 @@ impl Instr {
             | Instr::Store { rs1, rs2, .. }
             | Instr::Op { rs1, rs2, .. }
             | Instr::MulDiv { rs1, rs2, .. } => [nz(rs1), nz(rs2)],
-            Instr::Csr { op: CsrOp::Rw | CsrOp::Rs | CsrOp::Rc, src, .. } => [nz(src), None],
-            Instr::Simt { op: SimtOp::Tmc, rs1 } => [nz(rs1), None],
+            Instr::Csr {
+                op: CsrOp::Rw | CsrOp::Rs | CsrOp::Rc,
+                src,
+                ..
+            } => [nz(src), None],
+            Instr::Simt {
+                op: SimtOp::Tmc,
+                rs1,
+            } => [nz(rs1), None],
             _ => [None, None],
         }
     }
 
     /// True for `jalr x0, 0(ra)`, the return instruction.
     pub fn is_return(&self) -> bool {
-        matches!(self, Instr::Jalr { rd: 0, rs1: reg::RA, imm: 0 })
+        matches!(
+            self,
+            Instr::Jalr {
+                rd: 0,
+                rs1: reg::RA,
+                imm: 0
+            }
+        )
     }
 }
 

@@ -1,1 +1,170 @@
-//! Kernels (in progress).
+//! The shipped warpforge kernels.
+//!
+//! * C sources in `kernels/*.c`, the header `kernels/include/warpforge.h` and the runtime
+//!   (`kernels/runtime/`: start-up code, linker script, a tiny libc);
+//! * [`build`]: compile and link one kernel with `riscv64-unknown-elf-gcc` and [`FLAGS`],
+//!   cached by content hash;
+//! * for every kernel a [`KernelSpec`] whose [`KernelSpec::cases`] produce launch shapes that
+//!   fit a GPU's [`Limits`], pseudo-random inputs and the expected outputs, computed by a plain
+//!   Rust reference of the kernel.
+//!
+//! See `kernels/README.md` for the ABI, the header's API and each kernel's parameter layout.
+
+mod cases;
+mod toolchain;
+
+pub use toolchain::{
+    build, compiler, default_out_dir, kernels_dir, BuildError, COMPILER, COMPILER_ENV, FLAGS,
+    LIBGCC_MULTILIB,
+};
+
+use std::path::PathBuf;
+
+/// What a launch may use on the target GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Lanes per warp.
+    pub lanes: u32,
+    /// Largest CTA: `warps * lanes` of one SM.
+    pub max_block: u32,
+    /// Shared memory of one SM in bytes (a CTA's static shared size must fit).
+    pub smem_bytes: u32,
+}
+
+/// One memory buffer of a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    pub name: &'static str,
+    /// Initial contents (little-endian words). Output buffers start filled with
+    /// [`SENTINEL`] words, so an element the kernel fails to write is caught.
+    pub init: Vec<u8>,
+    /// The reference result for buffers the kernel writes (`None` for pure inputs).
+    pub expected: Option<Vec<u8>>,
+}
+
+/// One 32-bit word of the parameter buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    Word(u32),
+    /// The address of `buffers[i]`.
+    Buffer(usize),
+}
+
+/// A complete launch: shape, memory and parameters, with the expected results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub kernel: &'static str,
+    /// Human-readable shape, e.g. `"grid=3 block=7 n=19"`.
+    pub label: String,
+    /// CTAs in the grid (`nctaid`).
+    pub grid: u32,
+    /// Threads per CTA (`ntid`).
+    pub block: u32,
+    pub buffers: Vec<Buffer>,
+    pub params: Vec<Param>,
+}
+
+impl Case {
+    /// The parameter buffer's words, given the address the host gave each buffer.
+    ///
+    /// Panics if a [`Param::Buffer`] index is out of range of `buffer_addrs`.
+    pub fn param_words(&self, buffer_addrs: &[u32]) -> Vec<u32> {
+        self.params
+            .iter()
+            .map(|p| match *p {
+                Param::Word(w) => w,
+                Param::Buffer(i) => buffer_addrs[i],
+            })
+            .collect()
+    }
+
+    /// The parameter buffer as little-endian bytes.
+    pub fn param_bytes(&self, buffer_addrs: &[u32]) -> Vec<u8> {
+        words_to_bytes(&self.param_words(buffer_addrs))
+    }
+
+    /// Total threads of the launch.
+    pub fn threads(&self) -> u64 {
+        u64::from(self.grid) * u64::from(self.block)
+    }
+}
+
+/// Initial value of every word of an output buffer.
+pub const SENTINEL: u32 = 0xDEAD_BEEF;
+
+/// A shipped kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelSpec {
+    pub name: &'static str,
+    /// File name in `kernels/`.
+    pub source: &'static str,
+    /// What it computes (one line).
+    pub about: &'static str,
+    /// The launch shapes it supports (block and grid rules).
+    pub shape: &'static str,
+    /// Static shared memory of one CTA in bytes (the ELF's `.shared` size).
+    pub shared_bytes: u32,
+    cases: fn(&Limits, u64) -> Vec<Case>,
+}
+
+impl KernelSpec {
+    /// 3 to 5 launches that fit `limits`, inputs drawn from `seed`, with expected outputs.
+    /// Empty if the kernel cannot run within `limits` at all (e.g. its static shared memory is
+    /// larger than `smem_bytes`, or it needs a larger block than `max_block`).
+    pub fn cases(&self, limits: &Limits, seed: u64) -> Vec<Case> {
+        (self.cases)(limits, seed)
+    }
+
+    /// The representative launch: the first case with several CTAs and a partial last warp,
+    /// else the first with several CTAs, else the first.
+    ///
+    /// Panics if the kernel has no case within `limits` (see [`KernelSpec::cases`]).
+    pub fn default_case(&self, limits: &Limits, seed: u64) -> Case {
+        let cases = self.cases(limits, seed);
+        let lanes = limits.lanes.max(1);
+        let pick = cases
+            .iter()
+            .position(|c| c.grid > 1 && c.block % lanes != 0)
+            .or_else(|| cases.iter().position(|c| c.grid > 1))
+            .unwrap_or(0);
+        cases.into_iter().nth(pick).unwrap_or_else(|| {
+            panic!(
+                "kernel `{}` cannot run within {limits:?} ({}; {} bytes of shared memory)",
+                self.name, self.shape, self.shared_bytes
+            )
+        })
+    }
+
+    /// Absolute path of the C source.
+    pub fn source_path(&self) -> PathBuf {
+        kernels_dir().join(self.source)
+    }
+
+    /// Build the kernel into [`default_out_dir`] (cached) and return the ELF's path.
+    pub fn elf(&self) -> Result<PathBuf, BuildError> {
+        build(&self.source_path(), &default_out_dir())
+    }
+}
+
+/// Every shipped kernel.
+pub fn all() -> &'static [KernelSpec] {
+    cases::ALL
+}
+
+/// The shipped kernel called `name`.
+pub fn by_name(name: &str) -> Option<&'static KernelSpec> {
+    all().iter().find(|k| k.name == name)
+}
+
+/// Little-endian bytes of 32-bit words.
+pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// 32-bit words of little-endian bytes (a trailing partial word is ignored).
+pub fn bytes_to_words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}

@@ -1,0 +1,779 @@
+//! Launch shapes, inputs and plain-Rust references of the shipped kernels.
+//!
+//! Every reference is a straightforward loop over the threads mirroring the C source, with
+//! 32-bit wrapping arithmetic where the C uses `uint32_t`.
+
+// The references index the way the C does (`c[i] = a[i] + b[i]`), on purpose.
+#![allow(clippy::needless_range_loop)]
+
+use crate::{words_to_bytes, Buffer, Case, KernelSpec, Limits, Param, SENTINEL};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Tile edge of `matmul_tiled.c` (`MATMUL_T`).
+pub const MATMUL_T: u32 = 4;
+/// Tile edge of `transpose_tiled.c` (`TRANSPOSE_T`).
+pub const TRANSPOSE_T: u32 = 4;
+/// Shared array of `reduce.c` (`REDUCE_MAX_BLOCK` words).
+pub const REDUCE_MAX_BLOCK: u32 = 1024;
+/// Trip-count bound used by the `trip_count` cases.
+pub const TRIP_MAX_STEPS: u32 = 50;
+
+pub(crate) static ALL: &[KernelSpec] = &[
+    KernelSpec {
+        name: "vecadd",
+        source: "vecadd.c",
+        about: "c[i] = a[i] + b[i]",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: vecadd_cases,
+    },
+    KernelSpec {
+        name: "saxpy",
+        source: "saxpy.c",
+        about: "integer saxpy: y[i] = a * x[i] + y[i]",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: saxpy_cases,
+    },
+    KernelSpec {
+        name: "reduce",
+        source: "reduce.c",
+        about: "per-CTA shared-memory tree reduction: out[ctaid] = sum of the CTA's elements",
+        shape: "block <= 1024, any grid",
+        shared_bytes: REDUCE_MAX_BLOCK * 4,
+        cases: reduce_cases,
+    },
+    KernelSpec {
+        name: "divergent_loop",
+        source: "divergent_loop.c",
+        about: "do-while loop with nested branches of Aamodt et al. Fig. 3.2 (x, y, z counters)",
+        shape: "any grid and block; threads with gtid >= nthreads idle",
+        shared_bytes: 0,
+        cases: divergent_loop_cases,
+    },
+    KernelSpec {
+        name: "nested_divergence",
+        source: "nested_divergence.c",
+        about: "nested if of Sarangi Fig. 6.17: c = x > 0 ? (y == 0 ? a+3 : a)^2 : 9",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: nested_divergence_cases,
+    },
+    KernelSpec {
+        name: "trip_count",
+        source: "trip_count.c",
+        about: "per-thread trip count: Collatz steps of in[i], at most max_steps",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: trip_count_cases,
+    },
+    KernelSpec {
+        name: "matmul_tiled",
+        source: "matmul_tiled.c",
+        about: "C = A x B (N x N) with 4x4 shared-memory tiles",
+        shape: "block >= 16 (T*T, T = 4; threads >= 16 idle), grid = ceil(N/4)^2",
+        shared_bytes: 2 * MATMUL_T * MATMUL_T * 4,
+        cases: matmul_tiled_cases,
+    },
+    KernelSpec {
+        name: "transpose_naive",
+        source: "transpose_naive.c",
+        about: "out = transpose(in), rows x cols, one element per thread",
+        shape: "any grid and block; grid*block >= rows*cols",
+        shared_bytes: 0,
+        cases: transpose_naive_cases,
+    },
+    KernelSpec {
+        name: "transpose_tiled",
+        source: "transpose_tiled.c",
+        about: "out = transpose(in), rows x cols, through a 4x4 shared-memory tile",
+        shape: "block >= 16 (T*T, T = 4; threads >= 16 idle), grid = ceil(rows/4)*ceil(cols/4)",
+        shared_bytes: TRANSPOSE_T * (TRANSPOSE_T + 1) * 4,
+        cases: transpose_tiled_cases,
+    },
+    KernelSpec {
+        name: "divergent_call",
+        source: "divergent_call.c",
+        about: "calls from divergent code: (v&1 ? f : g)(v), and table[v%3](v) through a pointer",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: divergent_call_cases,
+    },
+];
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+/// The RNG of case `index` of `kernel` for `seed`.
+fn rng_for(seed: u64, kernel: &str, index: usize) -> ChaCha8Rng {
+    let k = crate::toolchain::fnv1a(kernel.as_bytes());
+    ChaCha8Rng::seed_from_u64(
+        seed ^ k.rotate_left(17) ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    )
+}
+
+fn input(name: &'static str, words: &[u32]) -> Buffer {
+    Buffer {
+        name,
+        init: words_to_bytes(words),
+        expected: None,
+    }
+}
+
+/// An output buffer of `expected.len()` words, initialised with [`SENTINEL`].
+fn output(name: &'static str, expected: &[u32]) -> Buffer {
+    Buffer {
+        name,
+        init: words_to_bytes(&vec![SENTINEL; expected.len()]),
+        expected: Some(words_to_bytes(expected)),
+    }
+}
+
+fn inout(name: &'static str, init: &[u32], expected: &[u32]) -> Buffer {
+    Buffer {
+        name,
+        init: words_to_bytes(init),
+        expected: Some(words_to_bytes(expected)),
+    }
+}
+
+fn ceil_div(a: u32, b: u32) -> u32 {
+    a.div_ceil(b)
+}
+
+/// A block size that is not a multiple of `lanes` (a partial last warp), near `want`, within
+/// `1..=max_block`. Equal to `want` clamped if `lanes` is 1.
+fn partial(limits: &Limits, want: u32) -> u32 {
+    let lanes = limits.lanes.max(1);
+    let mut b = want.clamp(1, limits.max_block.max(1));
+    if lanes > 1 && b % lanes == 0 {
+        b = if b > 1 { b - 1 } else { b + 1 };
+    }
+    b.min(limits.max_block.max(1))
+}
+
+/// `(grid, block, n)` of the four shapes used by the one-element-per-thread kernels:
+/// one full warp; a partial block over 3 CTAs with idle tail threads; two full-SM CTAs; and
+/// 7 CTAs of about half an SM with a partial last warp and idle tail threads.
+fn shapes_1d(limits: &Limits) -> Vec<(u32, u32, u32)> {
+    if limits.max_block == 0 || limits.lanes == 0 {
+        return Vec::new();
+    }
+    let m = limits.max_block;
+    let l = limits.lanes.min(m);
+    let p = partial(limits, limits.lanes + limits.lanes / 2 + 1);
+    let h = partial(limits, m / 2 + 1);
+    vec![
+        (1, l, l),
+        (3, p, 3 * p - p.min(2)),
+        (2, m, 2 * m),
+        (7, h, 7 * h - h.min(5)),
+    ]
+}
+
+fn label_1d(grid: u32, block: u32, n: u32) -> String {
+    format!("grid={grid} block={block} n={n}")
+}
+
+/// A word of varied magnitude: small, medium and full-range values.
+fn varied(rng: &mut ChaCha8Rng) -> u32 {
+    let shift = rng.gen_range(0..32);
+    rng.gen::<u32>() >> shift
+}
+
+// ---- vecadd ----------------------------------------------------------------------------------
+
+/// c[i] = a[i] + b[i] for i < n.
+pub fn vecadd_ref(a: &[u32], b: &[u32], n: usize) -> Vec<u32> {
+    let mut c = vec![0u32; n];
+    for i in 0..n {
+        c[i] = a[i].wrapping_add(b[i]);
+    }
+    c
+}
+
+fn vecadd_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "vecadd", idx);
+            let a: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let b: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let c = vecadd_ref(&a, &b, n as usize);
+            Case {
+                kernel: "vecadd",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![input("a", &a), input("b", &b), output("c", &c)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Word(n),
+                ],
+            }
+        })
+        .collect()
+}
+
+// ---- saxpy -----------------------------------------------------------------------------------
+
+/// y[i] = a * x[i] + y[i] for i < n (returns the new y).
+pub fn saxpy_ref(a: u32, x: &[u32], y: &[u32], n: usize) -> Vec<u32> {
+    let mut out = y.to_vec();
+    for i in 0..n {
+        out[i] = a.wrapping_mul(x[i]).wrapping_add(y[i]);
+    }
+    out
+}
+
+fn saxpy_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "saxpy", idx);
+            let a = varied(&mut rng);
+            let x: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let y: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let y_out = saxpy_ref(a, &x, &y, n as usize);
+            Case {
+                kernel: "saxpy",
+                label: format!("{} a={a}", label_1d(grid, block, n)),
+                grid,
+                block,
+                buffers: vec![input("x", &x), inout("y", &y, &y_out)],
+                params: vec![
+                    Param::Word(a),
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Word(n),
+                ],
+            }
+        })
+        .collect()
+}
+
+// ---- reduce ----------------------------------------------------------------------------------
+
+/// out[c] = sum of input[c*block + t] for t < block with c*block + t < n, for c < grid.
+pub fn reduce_ref(input: &[u32], n: usize, grid: usize, block: usize) -> Vec<u32> {
+    let mut out = vec![0u32; grid];
+    for (c, slot) in out.iter_mut().enumerate() {
+        let mut sum = 0u32;
+        for t in 0..block {
+            let g = c * block + t;
+            if g < n {
+                sum = sum.wrapping_add(input[g]);
+            }
+        }
+        *slot = sum;
+    }
+    out
+}
+
+fn reduce_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    if limits.smem_bytes < REDUCE_MAX_BLOCK * 4 || limits.max_block == 0 || limits.lanes == 0 {
+        return Vec::new();
+    }
+    let lim = Limits {
+        max_block: limits.max_block.min(REDUCE_MAX_BLOCK),
+        ..*limits
+    };
+    let m = lim.max_block;
+    let l = lim.lanes.min(m);
+    let p = partial(&lim, lim.lanes + lim.lanes / 2 + 1);
+    let h = partial(&lim, m / 2 + 1);
+    // (grid, block, n): the last CTA of the third shape has no element at all (sum 0).
+    let shapes = [
+        (1, l, l),
+        (3, p, 3 * p - p.min(2)),
+        (3, m, 2 * m - 1),
+        (5, h, 5 * h),
+    ];
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "reduce", idx);
+            let input_words: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let out = reduce_ref(&input_words, n as usize, grid as usize, block as usize);
+            Case {
+                kernel: "reduce",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![input("in", &input_words), output("out", &out)],
+                params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
+            }
+        })
+        .collect()
+}
+
+// ---- divergent_loop --------------------------------------------------------------------------
+
+/// The loop of Aamodt et al. Fig. 3.2 for threads `0..nthreads`; returns (x, y, z) per thread.
+pub fn divergent_loop_ref(
+    data1: &[u32],
+    data2: &[u32],
+    row: usize,
+    nthreads: usize,
+) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let mut xs = vec![0u32; nthreads];
+    let mut ys = vec![0u32; nthreads];
+    let mut zs = vec![0u32; nthreads];
+    for tid in 0..nthreads {
+        let (mut x, mut y, mut z) = (0u32, 0u32, 0u32);
+        let mut i = 0;
+        loop {
+            let t2 = tid * row + i;
+            let t3 = data1[t2];
+            if t3 != 0 {
+                let t5 = data2[t2];
+                if t5 != 0 {
+                    x = x.wrapping_add(1);
+                } else {
+                    y = y.wrapping_add(2);
+                }
+            } else {
+                z = z.wrapping_add(3);
+            }
+            i += 1;
+            if i >= row {
+                break;
+            }
+        }
+        xs[tid] = x;
+        ys[tid] = y;
+        zs[tid] = z;
+    }
+    (xs, ys, zs)
+}
+
+fn divergent_loop_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, nthreads))| {
+            let mut rng = rng_for(seed, "divergent_loop", idx);
+            let row = 4 + idx as u32; // N: 4..=7 iterations per thread
+            let len = (nthreads * row) as usize;
+            let zero_or_not = |rng: &mut ChaCha8Rng| {
+                if rng.gen_bool(0.4) {
+                    0
+                } else {
+                    rng.gen_range(1..=99)
+                }
+            };
+            let data1: Vec<u32> = (0..len).map(|_| zero_or_not(&mut rng)).collect();
+            let data2: Vec<u32> = (0..len).map(|_| zero_or_not(&mut rng)).collect();
+            let (x, y, z) = divergent_loop_ref(&data1, &data2, row as usize, nthreads as usize);
+            Case {
+                kernel: "divergent_loop",
+                label: format!("{} N={row}", label_1d(grid, block, nthreads)),
+                grid,
+                block,
+                buffers: vec![
+                    input("data1", &data1),
+                    input("data2", &data2),
+                    output("out_x", &x),
+                    output("out_y", &y),
+                    output("out_z", &z),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                    Param::Buffer(4),
+                    Param::Word(row),
+                    Param::Word(nthreads),
+                ],
+            }
+        })
+        .collect()
+}
+
+// ---- nested_divergence -----------------------------------------------------------------------
+
+/// Sarangi Fig. 6.17 per thread: b = a; if x > 0 { if y == 0 { b = a + 3 } c = b*b } else
+/// { d = 3; c = d*d }.
+pub fn nested_divergence_ref(x: &[i32], y: &[i32], a: &[i32], n: usize) -> Vec<u32> {
+    let mut out = vec![0u32; n];
+    for i in 0..n {
+        let a_i = a[i] as u32;
+        let mut b = a_i;
+        let c;
+        if x[i] > 0 {
+            if y[i] == 0 {
+                b = a_i.wrapping_add(3);
+            }
+            c = b.wrapping_mul(b);
+        } else {
+            let d = 3u32;
+            c = d * d;
+        }
+        out[i] = c;
+    }
+    out
+}
+
+fn nested_divergence_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "nested_divergence", idx);
+            let x: Vec<i32> = (0..n).map(|_| rng.gen_range(-3..=3)).collect();
+            let y: Vec<i32> = (0..n).map(|_| rng.gen_range(0..=2)).collect();
+            let a: Vec<i32> = (0..n).map(|_| rng.gen_range(-1000..=1000)).collect();
+            let out = nested_divergence_ref(&x, &y, &a, n as usize);
+            let as_words = |v: &[i32]| v.iter().map(|&e| e as u32).collect::<Vec<u32>>();
+            Case {
+                kernel: "nested_divergence",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("x", &as_words(&x)),
+                    input("y", &as_words(&y)),
+                    input("a", &as_words(&a)),
+                    output("out", &out),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                    Param::Word(n),
+                ],
+            }
+        })
+        .collect()
+}
+
+// ---- trip_count ------------------------------------------------------------------------------
+
+/// Collatz steps of each input until 1, at most `max_steps`.
+pub fn trip_count_ref(input: &[u32], n: usize, max_steps: u32) -> Vec<u32> {
+    let mut out = vec![0u32; n];
+    for i in 0..n {
+        let mut v = input[i];
+        let mut steps = 0u32;
+        while v != 1 && steps < max_steps {
+            if v & 1 != 0 {
+                v = v.wrapping_mul(3).wrapping_add(1);
+            } else {
+                v >>= 1;
+            }
+            steps += 1;
+        }
+        out[i] = steps;
+    }
+    out
+}
+
+fn trip_count_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "trip_count", idx);
+            // 0 never reaches 1 (runs max_steps times), 1 runs 0 times, 27 needs 111 steps.
+            let input_words: Vec<u32> = (0..n).map(|_| rng.gen_range(0..=60)).collect();
+            let out = trip_count_ref(&input_words, n as usize, TRIP_MAX_STEPS);
+            Case {
+                kernel: "trip_count",
+                label: format!("{} max_steps={TRIP_MAX_STEPS}", label_1d(grid, block, n)),
+                grid,
+                block,
+                buffers: vec![input("in", &input_words), output("out", &out)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Word(n),
+                    Param::Word(TRIP_MAX_STEPS),
+                ],
+            }
+        })
+        .collect()
+}
+
+// ---- matmul_tiled ----------------------------------------------------------------------------
+
+/// C = A x B, n x n row-major, wrapping.
+pub fn matmul_ref(a: &[u32], b: &[u32], n: usize) -> Vec<u32> {
+    let mut c = vec![0u32; n * n];
+    for row in 0..n {
+        for col in 0..n {
+            let mut sum = 0u32;
+            for k in 0..n {
+                sum = sum.wrapping_add(a[row * n + k].wrapping_mul(b[k * n + col]));
+            }
+            c[row * n + col] = sum;
+        }
+    }
+    c
+}
+
+/// Blocks for the tiled kernels: exactly T*T, and (if it fits) a larger partial block whose
+/// extra threads idle: T*T + 3, or lanes + 8 when a warp holds more than T*T threads (so one
+/// warp has both working and idle threads around the barriers).
+fn tiled_blocks(limits: &Limits, t: u32) -> (Option<u32>, Option<u32>) {
+    let base = t * t;
+    if limits.max_block < base {
+        return (None, None);
+    }
+    let extra = if limits.lanes > base {
+        limits.lanes + 8
+    } else {
+        base + 3
+    };
+    (
+        Some(base),
+        (extra <= limits.max_block && extra % limits.lanes.max(1) != 0).then_some(extra),
+    )
+}
+
+fn matmul_tiled_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let t = MATMUL_T;
+    let (Some(base), extra) = tiled_blocks(limits, t) else {
+        return Vec::new();
+    };
+    if limits.smem_bytes < 2 * t * t * 4 {
+        return Vec::new();
+    }
+    let mut shapes = vec![(4, base), (8, base), (6, base), (13, base)];
+    if let Some(e) = extra {
+        shapes.push((7, e));
+    }
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (n, block))| {
+            let mut rng = rng_for(seed, "matmul_tiled", idx);
+            let len = (n * n) as usize;
+            let a: Vec<u32> = (0..len).map(|_| rng.gen_range(-8i32..=8) as u32).collect();
+            let b: Vec<u32> = (0..len).map(|_| rng.gen_range(-8i32..=8) as u32).collect();
+            let c = matmul_ref(&a, &b, n as usize);
+            let grid = ceil_div(n, t) * ceil_div(n, t);
+            Case {
+                kernel: "matmul_tiled",
+                label: format!("grid={grid} block={block} N={n}"),
+                grid,
+                block,
+                buffers: vec![input("A", &a), input("B", &b), output("C", &c)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Word(n),
+                ],
+            }
+        })
+        .collect()
+}
+
+// ---- transpose -------------------------------------------------------------------------------
+
+/// out[c][r] = in[r][c]; `input` is rows x cols row-major, the result cols x rows.
+pub fn transpose_ref(input: &[u32], rows: usize, cols: usize) -> Vec<u32> {
+    let mut out = vec![0u32; rows * cols];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[c * rows + r] = input[r * cols + c];
+        }
+    }
+    out
+}
+
+fn transpose_case(
+    kernel: &'static str,
+    seed: u64,
+    idx: usize,
+    grid: u32,
+    block: u32,
+    rows: u32,
+    cols: u32,
+) -> Case {
+    let mut rng = rng_for(seed, kernel, idx);
+    let input_words: Vec<u32> = (0..rows * cols).map(|_| rng.gen()).collect();
+    let out = transpose_ref(&input_words, rows as usize, cols as usize);
+    Case {
+        kernel,
+        label: format!("grid={grid} block={block} rows={rows} cols={cols}"),
+        grid,
+        block,
+        buffers: vec![input("in", &input_words), output("out", &out)],
+        params: vec![
+            Param::Buffer(0),
+            Param::Buffer(1),
+            Param::Word(rows),
+            Param::Word(cols),
+        ],
+    }
+}
+
+fn transpose_naive_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (_, block, n))| {
+            // A rows x cols matrix with at most n elements (rows odd and small, so that rows
+            // and cols differ), covered by ceil(rows*cols / block) CTAs.
+            let rows = [1u32, 3, 5, 7][idx].min(n);
+            let cols = (n / rows).max(1);
+            let grid = ceil_div(rows * cols, block);
+            transpose_case("transpose_naive", seed, idx, grid, block, rows, cols)
+        })
+        .collect()
+}
+
+fn transpose_tiled_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let t = TRANSPOSE_T;
+    let (Some(base), extra) = tiled_blocks(limits, t) else {
+        return Vec::new();
+    };
+    if limits.smem_bytes < t * (t + 1) * 4 {
+        return Vec::new();
+    }
+    let mut shapes = vec![(4, 4, base), (8, 12, base), (5, 7, base), (13, 6, base)];
+    if let Some(e) = extra {
+        shapes.push((9, 10, e));
+    }
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (rows, cols, block))| {
+            let grid = ceil_div(rows, t) * ceil_div(cols, t);
+            transpose_case("transpose_tiled", seed, idx, grid, block, rows, cols)
+        })
+        .collect()
+}
+
+// ---- divergent_call --------------------------------------------------------------------------
+
+/// `f` of divergent_call.c.
+pub fn divergent_call_f(v: u32) -> u32 {
+    let mut s = 0u32;
+    let mut k = 0u32;
+    while k <= (v & 15) {
+        s = s.wrapping_mul(3).wrapping_add(k ^ v);
+        k += 1;
+    }
+    s
+}
+
+/// `g` of divergent_call.c.
+pub fn divergent_call_g(v: u32) -> u32 {
+    v.wrapping_mul(7).wrapping_add(1)
+}
+
+/// `h` of divergent_call.c.
+pub fn divergent_call_h(v: u32) -> u32 {
+    let mut v = v;
+    let mut r = 0u32;
+    while v != 0 {
+        r += v & 3;
+        v >>= 2;
+    }
+    r
+}
+
+/// (out_direct, out_indirect) of divergent_call.c.
+pub fn divergent_call_ref(input: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
+    let table: [fn(u32) -> u32; 3] = [divergent_call_f, divergent_call_g, divergent_call_h];
+    let mut direct = vec![0u32; n];
+    let mut indirect = vec![0u32; n];
+    for i in 0..n {
+        let v = input[i];
+        direct[i] = if v & 1 != 0 {
+            divergent_call_f(v)
+        } else {
+            divergent_call_g(v)
+        };
+        indirect[i] = table[(v % 3) as usize](v);
+    }
+    (direct, indirect)
+}
+
+fn divergent_call_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "divergent_call", idx);
+            let input_words: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let (direct, indirect) = divergent_call_ref(&input_words, n as usize);
+            Case {
+                kernel: "divergent_call",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("in", &input_words),
+                    output("out_direct", &direct),
+                    output("out_indirect", &indirect),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Word(n),
+                ],
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_on_known_values() {
+        assert_eq!(vecadd_ref(&[1, u32::MAX], &[2, 2], 2), vec![3, 1]);
+        assert_eq!(saxpy_ref(3, &[2, 5], &[1, 1], 1), vec![7, 1]);
+        assert_eq!(reduce_ref(&[1, 2, 3, 4, 5], 5, 3, 2), vec![3, 7, 5]);
+        assert_eq!(reduce_ref(&[1, 2, 3], 3, 3, 2), vec![3, 3, 0]);
+        // Fig. 3.2 with N = 2: thread 0 sees (1,1),(0,_) -> x=1, z=3; thread 1 (2,0),(3,4) -> y=2, x=1.
+        let (x, y, z) = divergent_loop_ref(&[1, 0, 2, 3], &[1, 9, 0, 4], 2, 2);
+        assert_eq!((x, y, z), (vec![1, 1], vec![0, 2], vec![3, 0]));
+        assert_eq!(
+            nested_divergence_ref(&[1, 1, 0, -5], &[0, 1, 0, 0], &[2, 2, 7, 7], 4),
+            vec![25, 4, 9, 9]
+        );
+        assert_eq!(trip_count_ref(&[1, 2, 3, 0, 27], 5, 50), vec![0, 1, 7, 50, 50]);
+        assert_eq!(matmul_ref(&[1, 2, 3, 4], &[5, 6, 7, 8], 2), vec![19, 22, 43, 50]);
+        assert_eq!(transpose_ref(&[1, 2, 3, 4, 5, 6], 2, 3), vec![1, 4, 2, 5, 3, 6]);
+        assert_eq!(divergent_call_g(2), 15);
+        assert_eq!(divergent_call_h(0b1110), 1 + 3 + 0);
+        // f(16): v & 15 = 0, one iteration: s = 0*3 + (0 ^ 16).
+        assert_eq!(divergent_call_f(16), 16);
+        // f(1): k = 0, 1: s = 1, then 1*3 + (1^1) = 3.
+        assert_eq!(divergent_call_f(1), 3);
+        let (d, ind) = divergent_call_ref(&[1, 2, 3], 3);
+        assert_eq!(d, vec![3, 15, divergent_call_f(3)]);
+        assert_eq!(ind, vec![divergent_call_g(1), divergent_call_h(2), divergent_call_f(3)]);
+    }
+
+    #[test]
+    fn partial_blocks_are_partial() {
+        for lanes in [2u32, 4, 8, 16, 32] {
+            for max_block in [lanes, 2 * lanes, 16 * lanes, 48 * lanes] {
+                let l = Limits {
+                    lanes,
+                    max_block,
+                    smem_bytes: 4096,
+                };
+                for want in [1, lanes, lanes + 1, max_block, max_block / 2 + 1] {
+                    let b = partial(&l, want);
+                    assert!(b >= 1 && b <= max_block, "{l:?} {want} -> {b}");
+                    assert_ne!(b % lanes, 0, "{l:?} {want} -> {b}");
+                }
+            }
+        }
+    }
+}

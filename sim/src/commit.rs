@@ -1,0 +1,128 @@
+//! What the model reports for every executed warp-instruction, and what a fault is.
+//! The RTL's trace port carries the same fields; the co-simulation compares them.
+
+use std::fmt;
+
+/// Largest warp the records hold (configuration `lanes` ≤ 32).
+pub const MAX_LANES: usize = 32;
+
+/// One warp-instruction as executed by the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    pub sm: u32,
+    pub warp: u32,
+    pub pc: u32,
+    /// The instruction word (0 when the fetch itself faulted).
+    pub instr: u32,
+    /// Lanes that executed the instruction (bit i = lane i).
+    pub mask: u32,
+    /// Register written, if any (never x0).
+    pub dest: Option<u8>,
+    /// Value written to `dest` by each lane in `mask`.
+    pub values: [u32; MAX_LANES],
+    /// Store performed by the instruction.
+    pub store: Option<StoreRecord>,
+    /// Fault raised by the instruction (it then had no effect).
+    pub fault: Option<Fault>,
+}
+
+impl Commit {
+    pub(crate) fn new(sm: u32, warp: u32, pc: u32) -> Self {
+        Commit {
+            sm,
+            warp,
+            pc,
+            instr: 0,
+            mask: 0,
+            dest: None,
+            values: [0; MAX_LANES],
+            store: None,
+            fault: None,
+        }
+    }
+}
+
+/// A store of one warp-instruction: per lane address and data (data already truncated to the
+/// access size), for the lanes in `mask`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreRecord {
+    /// Access size in bytes: 1, 2 or 4.
+    pub size: u8,
+    pub mask: u32,
+    pub addr: [u32; MAX_LANES],
+    pub data: [u32; MAX_LANES],
+}
+
+/// Why a kernel stopped abnormally (docs/isa.md §8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultCause {
+    IllegalInstruction,
+    MisalignedFetch,
+    OutOfRangeFetch,
+    MisalignedLoad,
+    MisalignedStore,
+    OutOfRangeLoad,
+    OutOfRangeStore,
+    SimtStackOverflow,
+    DivergentJump,
+    EmptyThreadMask,
+    UnknownReconvergence,
+    Ecall,
+    Breakpoint,
+}
+
+impl FaultCause {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultCause::IllegalInstruction => "illegal-instruction",
+            FaultCause::MisalignedFetch => "misaligned-fetch",
+            FaultCause::OutOfRangeFetch => "out-of-range-fetch",
+            FaultCause::MisalignedLoad => "misaligned-load",
+            FaultCause::MisalignedStore => "misaligned-store",
+            FaultCause::OutOfRangeLoad => "out-of-range-load",
+            FaultCause::OutOfRangeStore => "out-of-range-store",
+            FaultCause::SimtStackOverflow => "simt-stack-overflow",
+            FaultCause::DivergentJump => "divergent-jump",
+            FaultCause::EmptyThreadMask => "empty-thread-mask",
+            FaultCause::UnknownReconvergence => "unknown-reconvergence",
+            FaultCause::Ecall => "ecall",
+            FaultCause::Breakpoint => "breakpoint",
+        }
+    }
+}
+
+impl fmt::Display for FaultCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A fault: SM, warp, PC and cause, plus the faulting lane and address where there is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub sm: u32,
+    pub warp: u32,
+    pub pc: u32,
+    pub cause: FaultCause,
+    /// Lowest faulting lane, for per-lane causes.
+    pub lane: Option<u32>,
+    /// Faulting data or target address.
+    pub addr: Option<u32>,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "fault on SM {}, warp {}, pc 0x{:08x}: {}",
+            self.sm, self.warp, self.pc, self.cause
+        )?;
+        if let Some(a) = self.addr {
+            write!(f, " (address 0x{a:08x})")?;
+        }
+        if let Some(l) = self.lane {
+            write!(f, " in lane {l}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,501 @@
+//! The whole GPU of the functional model: launch, CTA dispatch, standalone run and the driven
+//! single-step interface used by the RTL co-simulation (docs/isa.md §6–§8).
+
+use std::fmt;
+
+use warpforge_config::GpuConfig;
+use warpforge_isa::{memmap, Reconvergence};
+use warpforge_loader::KernelImage;
+
+use crate::commit::{Commit, Fault};
+use crate::execute::{execute, Event, Program};
+use crate::memory::GlobalMemory;
+use crate::simt_stack::StackEntry;
+use crate::sm::{Cta, Sm, WarpState};
+use crate::stats::Stats;
+
+/// Errors of the host interface (bad launch parameters, bad addresses, misuse of `step`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error("the kernel text ({text} bytes) does not fit the instruction memory (`imem_bytes` = {imem})")]
+    TextTooLarge { text: u32, imem: u32 },
+    #[error("the kernel's data segment at 0x{addr:08x} (+{len} bytes) lies outside global memory (`gmem_bytes` = {gmem})")]
+    DataOutsideMemory { addr: u32, len: u32, gmem: u32 },
+    #[error("global memory is full: {want} more bytes requested, {free} free below the thread stacks (raise `gmem_bytes`)")]
+    OutOfMemory { want: u32, free: u32 },
+    #[error("address range 0x{addr:08x}+{len} is not in global memory")]
+    BadAddress { addr: u32, len: u32 },
+    #[error("invalid launch: {0}")]
+    Launch(String),
+    #[error("warp {warp} of SM {sm} cannot issue: {why}")]
+    NotReady { sm: u32, warp: u32, why: String },
+}
+
+/// How a standalone run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    Finished,
+    Fault(Fault),
+    Timeout(Timeout),
+}
+
+/// The cycle limit was reached: which warps were still running, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timeout {
+    pub cycles: u64,
+    pub ctas_done: u64,
+    pub ctas_total: u64,
+    /// (SM, warp, PC, waiting at a barrier)
+    pub warps: Vec<(u32, u32, u32, bool)>,
+}
+
+impl fmt::Display for Timeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "timeout: the kernel did not finish within {} cycles ({} of {} CTAs done); unfinished warps:",
+            self.cycles, self.ctas_done, self.ctas_total
+        )?;
+        for (sm, w, pc, bar) in &self.warps {
+            writeln!(
+                f,
+                "  SM {sm} warp {w}: pc 0x{pc:08x}{}",
+                if *bar { " (waiting at barrier)" } else { "" }
+            )?;
+        }
+        Ok(())
+    }
+}
+
+struct LaunchState {
+    grid: u32,
+    block: u32,
+    param: u32,
+    entry: u32,
+    next_cta: u32,
+    ctas_done: u32,
+    warps_per_cta: u32,
+    smem_per_cta: u32,
+}
+
+/// The functional GPU model.
+pub struct Gpu {
+    cfg: GpuConfig,
+    program: Program,
+    entry: u32,
+    shared_bytes: u32,
+    gmem: GlobalMemory,
+    heap_next: u32,
+    heap_end: u32,
+    sms: Vec<Sm>,
+    launch: Option<LaunchState>,
+    fault: Option<Fault>,
+    stats: Stats,
+    commit: Commit,
+}
+
+impl Gpu {
+    /// A GPU with `image` in instruction memory and its data in global memory.
+    pub fn new(cfg: &GpuConfig, image: &KernelImage) -> Result<Self, SimError> {
+        let text_bytes = image.text.len() as u32 * 4;
+        if text_bytes > cfg.imem_bytes {
+            return Err(SimError::TextTooLarge {
+                text: text_bytes,
+                imem: cfg.imem_bytes,
+            });
+        }
+        let mut gmem = GlobalMemory::new(cfg.gmem_bytes);
+        for seg in &image.data {
+            let len = seg.bytes.len() as u32;
+            let off = gmem
+                .offset(seg.addr, len)
+                .ok_or(SimError::DataOutsideMemory {
+                    addr: seg.addr,
+                    len,
+                    gmem: cfg.gmem_bytes,
+                })?;
+            gmem.bytes_mut()[off..off + len as usize].copy_from_slice(&seg.bytes);
+        }
+        let stacks = cfg.sms * cfg.warps * cfg.lanes * cfg.stack_bytes;
+        let heap_end = memmap::gmem_end(cfg.gmem_bytes).wrapping_sub(stacks);
+        let heap_next = image.data_end.max(memmap::GMEM_BASE);
+        if heap_next > heap_end {
+            return Err(SimError::DataOutsideMemory {
+                addr: memmap::GMEM_BASE,
+                len: image.data_end.wrapping_sub(memmap::GMEM_BASE),
+                gmem: cfg.gmem_bytes,
+            });
+        }
+        Ok(Gpu {
+            cfg: cfg.clone(),
+            program: Program::new(image),
+            entry: image.entry,
+            shared_bytes: image.shared_bytes.next_multiple_of(4),
+            gmem,
+            heap_next,
+            heap_end,
+            sms: (0..cfg.sms)
+                .map(|_| Sm::new(cfg.warps, cfg.lanes, cfg.simt_stack_depth))
+                .collect(),
+            launch: None,
+            fault: None,
+            stats: Stats::default(),
+            commit: Commit::new(0, 0, 0),
+        })
+    }
+
+    pub fn config(&self) -> &GpuConfig {
+        &self.cfg
+    }
+
+    /// Allocate `bytes` of global memory (64-byte aligned, zeroed) for the host.
+    pub fn alloc(&mut self, bytes: u32) -> Result<u32, SimError> {
+        let addr = self.heap_next.next_multiple_of(64);
+        let end = addr as u64 + bytes as u64;
+        if end > self.heap_end as u64 {
+            return Err(SimError::OutOfMemory {
+                want: bytes,
+                free: self.heap_end.saturating_sub(addr),
+            });
+        }
+        self.heap_next = end as u32;
+        Ok(addr)
+    }
+
+    pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), SimError> {
+        let len = data.len() as u32;
+        let off = self
+            .gmem
+            .offset(addr, len)
+            .ok_or(SimError::BadAddress { addr, len })?;
+        self.gmem.bytes_mut()[off..off + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    pub fn read(&self, addr: u32, len: u32) -> Result<&[u8], SimError> {
+        let off = self
+            .gmem
+            .offset(addr, len)
+            .ok_or(SimError::BadAddress { addr, len })?;
+        Ok(&self.gmem.bytes()[off..off + len as usize])
+    }
+
+    /// The whole global memory (compared at the end of a co-simulation).
+    pub fn global_memory(&self) -> &[u8] {
+        self.gmem.bytes()
+    }
+
+    /// Start a kernel: `grid` CTAs of `block` threads, parameter buffer at `param`.
+    pub fn launch(&mut self, grid: u32, block: u32, param: u32) -> Result<(), SimError> {
+        if self.launch.as_ref().is_some_and(|l| l.ctas_done < l.grid) && self.fault.is_none() {
+            return Err(SimError::Launch("a kernel is still running".into()));
+        }
+        let cfg = &self.cfg;
+        if grid == 0 {
+            return Err(SimError::Launch("the grid must have at least one CTA".into()));
+        }
+        if block == 0 {
+            return Err(SimError::Launch("a CTA must have at least one thread".into()));
+        }
+        let max_block = cfg.warps * cfg.lanes;
+        if block > max_block {
+            return Err(SimError::Launch(format!(
+                "a CTA of {block} threads does not fit an SM of {} warps x {} lanes (at most {max_block} threads)",
+                cfg.warps, cfg.lanes
+            )));
+        }
+        if self.shared_bytes > cfg.smem_bytes {
+            return Err(SimError::Launch(format!(
+                "the kernel needs {} bytes of shared memory per CTA; an SM has {} (`smem_bytes`)",
+                self.shared_bytes, cfg.smem_bytes
+            )));
+        }
+        for sm in &mut self.sms {
+            *sm = Sm::new(cfg.warps, cfg.lanes, cfg.simt_stack_depth);
+        }
+        self.fault = None;
+        self.stats = Stats::default();
+        self.launch = Some(LaunchState {
+            grid,
+            block,
+            param,
+            entry: self.entry,
+            next_cta: 0,
+            ctas_done: 0,
+            warps_per_cta: block.div_ceil(cfg.lanes),
+            smem_per_cta: self.shared_bytes,
+        });
+        self.dispatch();
+        Ok(())
+    }
+
+    /// Give CTAs to SMs in index order while they have room (docs/isa.md §6).
+    fn dispatch(&mut self) {
+        let Some(l) = self.launch.as_mut() else { return };
+        let lanes = self.cfg.lanes;
+        for sm in self.sms.iter_mut() {
+            while l.next_cta < l.grid
+                && sm.free_warps() >= l.warps_per_cta as usize
+                && sm.smem_used + l.smem_per_cta <= self.cfg.smem_bytes
+            {
+                let cta_id = l.next_cta;
+                l.next_cta += 1;
+                let slot = match sm.ctas.iter().position(Option::is_none) {
+                    Some(i) => i,
+                    None => {
+                        sm.ctas.push(None);
+                        sm.ctas.len() - 1
+                    }
+                };
+                let mut warps = Vec::with_capacity(l.warps_per_cta as usize);
+                for (wi, w) in sm
+                    .warps
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(_, w)| w.state == WarpState::Free)
+                    .take(l.warps_per_cta as usize)
+                    .enumerate()
+                    .map(|(k, (i, w))| (k as u32, (i, w)))
+                {
+                    let (slot_idx, warp) = w;
+                    let first_tid = wi * lanes;
+                    let threads = (l.block - first_tid).min(lanes);
+                    let mask = if threads == 32 {
+                        u32::MAX
+                    } else {
+                        (1u32 << threads) - 1
+                    };
+                    warp.state = WarpState::Ready;
+                    warp.cta_slot = slot;
+                    warp.warp_in_cta = wi;
+                    warp.stack.reset(l.entry, mask);
+                    warp.regs.fill(0);
+                    warp.live = mask;
+                    warp.instret = 0;
+                    warps.push(slot_idx);
+                }
+                sm.smem_used += l.smem_per_cta;
+                sm.ctas[slot] = Some(Cta {
+                    cta_id,
+                    live_warps: warps.len() as u32,
+                    warps,
+                    waiting: 0,
+                    smem: vec![0; l.smem_per_cta as usize],
+                });
+            }
+        }
+    }
+
+    /// True when every CTA of the launch has finished.
+    pub fn is_finished(&self) -> bool {
+        self.launch.as_ref().is_some_and(|l| l.ctas_done == l.grid)
+    }
+
+    pub fn fault(&self) -> Option<&Fault> {
+        self.fault.as_ref()
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Warps of an SM that can issue now, in slot order.
+    pub fn ready_warps(&self, sm: u32) -> impl Iterator<Item = u32> + '_ {
+        self.sms[sm as usize]
+            .warps
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.state == WarpState::Ready)
+            .map(|(i, _)| i as u32)
+    }
+
+    /// The SIMT stack of a warp, bottom first (empty for a free slot).
+    pub fn warp_stack(&self, sm: u32, warp: u32) -> &[StackEntry] {
+        let w = &self.sms[sm as usize].warps[warp as usize];
+        if w.state == WarpState::Free {
+            &[]
+        } else {
+            w.stack.entries()
+        }
+    }
+
+    /// Register `r` of `lane` in a warp slot.
+    pub fn reg(&self, sm: u32, warp: u32, lane: u32, r: u8) -> u32 {
+        self.sms[sm as usize].warps[warp as usize].regs[r as usize * self.cfg.lanes as usize + lane as usize]
+    }
+
+    /// The CTA running on a warp slot, if any.
+    pub fn warp_cta(&self, sm: u32, warp: u32) -> Option<u32> {
+        let s = &self.sms[sm as usize];
+        let w = &s.warps[warp as usize];
+        (w.state != WarpState::Free).then(|| s.ctas[w.cta_slot].as_ref().map(|c| c.cta_id))?
+    }
+
+    /// Set the `cycle` CSR of an SM (co-simulation passes the RTL's cycle).
+    pub fn set_cycle(&mut self, sm: u32, cycle: u64) {
+        self.sms[sm as usize].cycle = cycle;
+    }
+
+    /// Driven mode: warp `warp` of SM `sm` executes its next instruction now.
+    pub fn step(&mut self, sm: u32, warp: u32) -> Result<&Commit, SimError> {
+        let not_ready = |why: &str| SimError::NotReady {
+            sm,
+            warp,
+            why: why.to_string(),
+        };
+        if self.fault.is_some() {
+            return Err(not_ready("the kernel has faulted"));
+        }
+        let s = self
+            .sms
+            .get(sm as usize)
+            .ok_or_else(|| not_ready("no such SM"))?;
+        let w = s
+            .warps
+            .get(warp as usize)
+            .ok_or_else(|| not_ready("no such warp slot"))?;
+        match w.state {
+            WarpState::Ready => {}
+            WarpState::Free => return Err(not_ready("no CTA is running on this warp slot")),
+            WarpState::Barrier => return Err(not_ready("the warp is waiting at a barrier")),
+        }
+        self.issue(sm as usize, warp as usize);
+        Ok(&self.commit)
+    }
+
+    /// Standalone run until the kernel finishes, faults, or `max_cycles` rounds pass.
+    pub fn run(&mut self, max_cycles: u64) -> RunOutcome {
+        self.run_with(max_cycles, |_| {})
+    }
+
+    /// [`Gpu::run`] calling `on_commit` for every executed warp-instruction.
+    pub fn run_with(&mut self, max_cycles: u64, mut on_commit: impl FnMut(&Commit)) -> RunOutcome {
+        let Some(launch) = self.launch.as_ref() else {
+            return RunOutcome::Finished;
+        };
+        let _ = launch;
+        let mut cycles = 0u64;
+        loop {
+            if let Some(f) = self.fault {
+                return RunOutcome::Fault(f);
+            }
+            if self.is_finished() {
+                return RunOutcome::Finished;
+            }
+            if cycles >= max_cycles {
+                return RunOutcome::Timeout(self.timeout_report(cycles));
+            }
+            cycles += 1;
+            self.stats.cycles += 1;
+            for sm in 0..self.sms.len() {
+                if let Some(w) = self.sms[sm].next_ready() {
+                    self.sms[sm].last_issued = w;
+                    self.issue(sm, w);
+                    on_commit(&self.commit);
+                    if self.fault.is_some() {
+                        break;
+                    }
+                }
+                self.sms[sm].cycle += 1;
+            }
+        }
+    }
+
+    fn timeout_report(&self, cycles: u64) -> Timeout {
+        let l = self.launch.as_ref().expect("launched");
+        let mut warps = Vec::new();
+        for (si, sm) in self.sms.iter().enumerate() {
+            for (wi, w) in sm.warps.iter().enumerate() {
+                if w.state != WarpState::Free {
+                    let pc = w.stack.top().map_or(0, |t| t.pc);
+                    warps.push((si as u32, wi as u32, pc, w.state == WarpState::Barrier));
+                }
+            }
+        }
+        Timeout {
+            cycles,
+            ctas_done: l.ctas_done as u64,
+            ctas_total: l.grid as u64,
+            warps,
+        }
+    }
+
+    /// Execute one instruction of a ready warp and do the bookkeeping around it.
+    fn issue(&mut self, sm_idx: usize, w_idx: usize) {
+        let l = self.launch.as_ref().expect("a ready warp implies a launch");
+        let cfg = &self.cfg;
+        let sm = &mut self.sms[sm_idx];
+        let cycle = sm.cycle;
+        let warp = &mut sm.warps[w_idx];
+        let cta = sm.ctas[warp.cta_slot].as_mut().expect("warp has a CTA");
+        let ctx = crate::execute::Context {
+            cfg,
+            sm: sm_idx as u32,
+            warp: w_idx as u32,
+            cycle,
+            cta_id: cta.cta_id,
+            ntid: l.block,
+            nctaid: l.grid,
+            param: l.param,
+        };
+        self.commit.sm = sm_idx as u32;
+        self.commit.warp = w_idx as u32;
+        let event = execute(
+            &ctx,
+            &self.program,
+            warp,
+            &mut cta.smem,
+            &mut self.gmem,
+            &mut self.commit,
+            &mut self.stats,
+        );
+        if let Some(f) = self.commit.fault {
+            self.fault = Some(f);
+            return;
+        }
+        warp.instret += 1;
+        self.stats.warp_instrs += 1;
+        self.stats.thread_instrs += self.commit.mask.count_ones() as u64;
+        self.stats.max_stack_depth = self.stats.max_stack_depth.max(warp.stack.len() as u32);
+        match event {
+            Event::None => {}
+            Event::Barrier => {
+                warp.state = WarpState::Barrier;
+                cta.waiting += 1;
+                if cta.waiting == cta.live_warps {
+                    Self::release_barrier(sm, sm.warps[w_idx].cta_slot, &mut self.stats);
+                }
+            }
+            Event::Finished => {
+                warp.state = WarpState::Free;
+                let slot = warp.cta_slot;
+                cta.live_warps -= 1;
+                if cta.live_warps == 0 {
+                    sm.ctas[slot] = None;
+                    sm.smem_used -= l.smem_per_cta;
+                    self.stats.ctas_done += 1;
+                    self.launch.as_mut().expect("launched").ctas_done += 1;
+                    self.dispatch();
+                } else if cta.waiting == cta.live_warps {
+                    Self::release_barrier(sm, slot, &mut self.stats);
+                }
+            }
+        }
+    }
+
+    fn release_barrier(sm: &mut Sm, cta_slot: usize, stats: &mut Stats) {
+        let cta = sm.ctas[cta_slot].as_mut().expect("CTA");
+        cta.waiting = 0;
+        for &w in &cta.warps {
+            if sm.warps[w].state == WarpState::Barrier {
+                sm.warps[w].state = WarpState::Ready;
+            }
+        }
+        stats.barriers += 1;
+    }
+
+    /// Reconvergence sidecar of the instruction at `pc` (for reports and tests).
+    pub fn reconvergence_at(&self, pc: u32) -> Reconvergence {
+        self.program.reconvergence(pc)
+    }
+}

@@ -1,0 +1,5 @@
+pub mod api;
+pub mod runtime;
+pub mod vcd;
+
+pub use api::*;
