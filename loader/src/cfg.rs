@@ -48,9 +48,14 @@ enum Flow {
 fn flow(instr: Option<Instr>, pc: u32) -> Flow {
     let target = |imm: i32| pc.wrapping_add(imm as u32);
     match instr {
-        None | Some(Instr::Ecall | Instr::Ebreak | Instr::Simt { op: SimtOp::Exit, .. }) => {
-            Flow::Stop
-        }
+        None
+        | Some(
+            Instr::Ecall
+            | Instr::Ebreak
+            | Instr::Simt {
+                op: SimtOp::Exit, ..
+            },
+        ) => Flow::Stop,
         Some(Instr::Branch { imm, .. }) => {
             let t = target(imm);
             Flow::Branch((t % 4 == 0).then_some(t))
@@ -107,12 +112,19 @@ pub(crate) fn analyse(
     symbols: Vec<Symbol>,
     labels: &[(u32, String)],
 ) -> Result<(Vec<Function>, Vec<Reconvergence>), LoadError> {
-    let text = Text { instrs: words.iter().map(|&w| decode(w).ok()).collect() };
+    let text = Text {
+        instrs: words.iter().map(|&w| decode(w).ok()).collect(),
+    };
     if text.index(entry).is_none() {
-        return Err(LoadError::EntryOutsideText { entry, text_end: text.end() });
+        return Err(LoadError::EntryOutsideText {
+            entry,
+            text_end: text.end(),
+        });
     }
-    let symbols: Vec<Symbol> =
-        symbols.into_iter().filter(|s| text.index(s.start).is_some()).collect();
+    let symbols: Vec<Symbol> = symbols
+        .into_iter()
+        .filter(|s| text.index(s.start).is_some())
+        .collect();
 
     let calls = call_targets(&text, entry, &symbols);
     let functions = function_list(&text, entry, symbols, &calls, labels);
@@ -191,20 +203,36 @@ fn function_list(
         }
     }
     for &pc in std::iter::once(&entry).chain(calls) {
-        starts.entry(pc).or_insert(Start { name: None, size: 0 });
+        starts.entry(pc).or_insert(Start {
+            name: None,
+            size: 0,
+        });
     }
     let text_end = text.end();
     let list: Vec<(u32, Start)> = starts.into_iter().collect();
     let mut functions = Vec::with_capacity(list.len());
     for (i, (start, s)) in list.iter().enumerate() {
         let next = list.get(i + 1).map_or(text_end, |(n, _)| *n);
-        let end = if s.size > 0 { start.saturating_add(s.size).min(next) } else { next };
+        let end = if s.size > 0 {
+            start.saturating_add(s.size).min(next)
+        } else {
+            next
+        };
         let name = s
             .name
             .clone()
-            .or_else(|| labels.iter().find(|(a, _)| a == start).map(|(_, n)| n.clone()))
+            .or_else(|| {
+                labels
+                    .iter()
+                    .find(|(a, _)| a == start)
+                    .map(|(_, n)| n.clone())
+            })
             .unwrap_or_else(|| format!("fn_{start:08x}"));
-        functions.push(Function { name, start: *start, end });
+        functions.push(Function {
+            name,
+            start: *start,
+            end,
+        });
     }
     functions
 }
@@ -232,7 +260,7 @@ fn analyse_function(
     let location = |pc: u32| describe(functions, pc);
     let slots = ((f.end - f.start) / 4) as usize;
     let slot = |pc: u32| -> Option<usize> {
-        (pc >= f.start && pc < f.end && pc % 4 == 0).then(|| ((pc - f.start) / 4) as usize)
+        (pc >= f.start && pc < f.end && pc & 3 == 0).then(|| ((pc - f.start) / 4) as usize)
     };
 
     // --- CFG of the instructions reachable from the start --------------------------------
@@ -280,7 +308,7 @@ fn analyse_function(
                 }
             }
             Flow::Jump(t) => {
-                if slot(t).is_some() {
+                if slot(t).is_some() || text.index(t).is_none() {
                     targets[0] = (t, "the jump");
                 } else {
                     note(
@@ -289,6 +317,7 @@ fn analyse_function(
                             target: t,
                             function: f.name.clone(),
                             location: location(pc),
+                            target_location: location(t),
                         },
                         pc,
                     );
@@ -316,6 +345,11 @@ fn analyse_function(
         }
         for (k, &(t, what)) in targets.iter().enumerate() {
             if t == NONE {
+                continue;
+            }
+            if text.index(t).is_none() {
+                // Outside the text: the fetch faults (out-of-range-fetch), the path ends.
+                nodes[v as usize].succ[k] = EXIT;
                 continue;
             }
             let Some(s) = slot(t) else {
@@ -406,7 +440,11 @@ fn analyse_function(
                 if s == NONE || ipdom[s as usize] == NONE {
                     continue;
                 }
-                new = if new == NONE { s } else { intersect(&ipdom, s, new) };
+                new = if new == NONE {
+                    s
+                } else {
+                    intersect(&ipdom, s, new)
+                };
             }
             if ipdom[v as usize] != new {
                 ipdom[v as usize] = new;
@@ -417,7 +455,9 @@ fn analyse_function(
 
     // Which nodes can reach a `ret`.
     let mut reaches_ret = vec![false; n];
-    let mut work: Vec<u32> = (1..n as u32).filter(|&v| nodes[v as usize].is_ret).collect();
+    let mut work: Vec<u32> = (1..n as u32)
+        .filter(|&v| nodes[v as usize].is_ret)
+        .collect();
     for &v in &work {
         reaches_ret[v as usize] = true;
     }
@@ -429,10 +469,17 @@ fn analyse_function(
             }
         }
     }
-    let ra_writer = nodes.iter().skip(1).filter(|n| n.writes_ra).map(|n| n.pc).min();
+    let ra_writer = nodes
+        .iter()
+        .skip(1)
+        .filter(|n| n.writes_ra)
+        .map(|n| n.pc)
+        .min();
 
     // --- Sidecar for every reachable conditional branch, in address order --------------
-    let mut branches: Vec<u32> = (1..n as u32).filter(|&v| nodes[v as usize].is_branch).collect();
+    let mut branches: Vec<u32> = (1..n as u32)
+        .filter(|&v| nodes[v as usize].is_branch)
+        .collect();
     branches.sort_by_key(|&v| nodes[v as usize].pc);
     for v in branches {
         let pc = nodes[v as usize].pc;
@@ -458,8 +505,9 @@ fn analyse_function(
                         "its paths only meet when the function returns, through different \
                          return instructions, and {} saves ra (it writes ra at {}), so the \
                          return address is not known when the branch executes; make the paths \
-                         join before returning (gcc: -fno-shrink-wrap), or make the function a \
-                         leaf",
+                         join before returning (gcc: -fno-shrink-wrap \
+                         --param=max-grow-copy-bb-insns=0, as the kernel build uses), or make \
+                         the function a leaf",
                         f.name,
                         location(w)
                     )))

@@ -18,7 +18,7 @@ pub(crate) struct Elf {
     /// `STT_FUNC` symbols, global ones first.
     pub symbols: Vec<Symbol>,
     /// Other named code addresses (`STT_NOTYPE`, e.g. `_start` in assembly without `.type`).
-    pub labels: Vec<(u32, String)>,
+    pub labels: Labels,
 }
 
 fn malformed(e: object::read::Error) -> LoadError {
@@ -29,7 +29,7 @@ fn machine_name(m: u16) -> String {
     match m {
         e::EM_NONE => "no machine".into(),
         e::EM_SPARC => "SPARC".into(),
-        e::EM_386 => "x86 (i386)".into(),
+        e::EM_386 => "x86 / i386".into(),
         e::EM_68K => "Motorola 68000".into(),
         e::EM_MIPS => "MIPS".into(),
         e::EM_PPC => "PowerPC".into(),
@@ -57,7 +57,12 @@ fn check_header(bytes: &[u8]) -> Result<(), LoadError> {
         let magic = if bytes.is_empty() {
             "empty".to_string()
         } else {
-            bytes.iter().take(4).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+            bytes
+                .iter()
+                .take(4)
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         return Err(LoadError::NotElf { magic });
     }
@@ -82,7 +87,10 @@ fn check_header(bytes: &[u8]) -> Result<(), LoadError> {
     let machine = u16_at(18);
     let flags = u32::from_le_bytes([bytes[36], bytes[37], bytes[38], bytes[39]]);
     if machine != e::EM_RISCV {
-        return Err(LoadError::WrongMachine { machine, name: machine_name(machine) });
+        return Err(LoadError::WrongMachine {
+            machine,
+            name: machine_name(machine),
+        });
     }
     match e_type {
         e::ET_EXEC => {}
@@ -90,11 +98,21 @@ fn check_header(bytes: &[u8]) -> Result<(), LoadError> {
         e::ET_DYN => {
             return Err(LoadError::NotExecutable {
                 e_type,
-                kind: "a shared object or position-independent executable (ET_DYN)",
+                kind: "a shared object or position-independent executable (ET_DYN)".into(),
             })
         }
-        e::ET_CORE => return Err(LoadError::NotExecutable { e_type, kind: "a core dump" }),
-        _ => return Err(LoadError::NotExecutable { e_type, kind: "of an unknown type" }),
+        e::ET_CORE => {
+            return Err(LoadError::NotExecutable {
+                e_type,
+                kind: "a core dump (ET_CORE)".into(),
+            })
+        }
+        _ => {
+            return Err(LoadError::NotExecutable {
+                e_type,
+                kind: format!("of unknown type {e_type}"),
+            })
+        }
     }
     if flags & e::EF_RISCV_RVC != 0 {
         return Err(LoadError::Compressed { flags });
@@ -136,7 +154,11 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Elf, LoadError> {
         let addr = sh.sh_addr(endian);
         let end = addr as u64 + size as u64;
         if end > 1 << 32 {
-            return Err(LoadError::BadSectionAddress { section: name, addr, size: size as u64 });
+            return Err(LoadError::BadSectionAddress {
+                section: name,
+                addr,
+                size: size as u64,
+            });
         }
         let contents = if sh.sh_type(endian) == e::SHT_NOBITS {
             None
@@ -160,7 +182,10 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Elf, LoadError> {
     match first_code {
         None => return Err(LoadError::NoText),
         Some(s) if s.addr != IMEM_BASE => {
-            return Err(LoadError::TextNotAtBase { section: s.name.clone(), addr: s.addr })
+            return Err(LoadError::TextNotAtBase {
+                section: s.name.clone(),
+                addr: s.addr,
+            })
         }
         Some(_) => {}
     }
@@ -184,7 +209,10 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Elf, LoadError> {
             shared_end = Some(shared_end.map_or(end, |e| e.max(end)));
         } else if s.exec {
             if !in_imem {
-                return Err(LoadError::CodeOutsideImem { section: s.name, addr: s.addr });
+                return Err(LoadError::CodeOutsideImem {
+                    section: s.name,
+                    addr: s.addr,
+                });
             }
             place(&mut image, &s);
         } else if in_imem {
@@ -205,7 +233,10 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Elf, LoadError> {
                 Some(c) => c.to_vec(),
                 None => vec![0; s.size as usize],
             };
-            data.push(Segment { addr: s.addr, bytes });
+            data.push(Segment {
+                addr: s.addr,
+                bytes,
+            });
         } else {
             return Err(LoadError::BadSectionAddress {
                 section: s.name,
@@ -215,7 +246,10 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Elf, LoadError> {
         }
     }
     data.sort_by_key(|s| s.addr);
-    let data_top = data.iter().map(|s| s.addr as u64 + s.bytes.len() as u64).max();
+    let data_top = data
+        .iter()
+        .map(|s| s.addr as u64 + s.bytes.len() as u64)
+        .max();
     let data_end = match data_top {
         None => GMEM_BASE,
         Some(top) => {
@@ -239,7 +273,15 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Elf, LoadError> {
         .collect();
 
     let (symbols, labels) = read_symbols(&table, bytes)?;
-    Ok(Elf { entry, text, data, data_end, shared_bytes: shared_end.unwrap_or(0), symbols, labels })
+    Ok(Elf {
+        entry,
+        text,
+        data,
+        data_end,
+        shared_bytes: shared_end.unwrap_or(0),
+        symbols,
+        labels,
+    })
 }
 
 /// Copies a section into the instruction-memory image (byte offset = address, IMEM_BASE = 0).
@@ -255,14 +297,19 @@ fn place(image: &mut Vec<u8>, s: &Section) {
     }
 }
 
+/// Named code addresses that are not function symbols.
+type Labels = Vec<(u32, String)>;
+
 type SectionTable<'a> = object::read::elf::SectionTable<'a, FileHeader32<LE>, &'a [u8]>;
 
 fn read_symbols(
     table: &SectionTable<'_>,
     bytes: &[u8],
-) -> Result<(Vec<Symbol>, Vec<(u32, String)>), LoadError> {
+) -> Result<(Vec<Symbol>, Labels), LoadError> {
     let endian = LE;
-    let symtab = table.symbols(endian, bytes, e::SHT_SYMTAB).map_err(malformed)?;
+    let symtab = table
+        .symbols(endian, bytes, e::SHT_SYMTAB)
+        .map_err(malformed)?;
     let mut funcs: Vec<(bool, Symbol)> = Vec::new();
     let mut labels: Vec<(bool, u32, String)> = Vec::new();
     for sym in symtab.iter() {
@@ -281,7 +328,11 @@ fn read_symbols(
         match sym.st_type() {
             e::STT_FUNC => funcs.push((
                 local,
-                Symbol { name: Some(name), start: value, size: Some(sym.st_size(endian)) },
+                Symbol {
+                    name: Some(name),
+                    start: value,
+                    size: Some(sym.st_size(endian)),
+                },
             )),
             e::STT_NOTYPE => labels.push((local, value, name)),
             _ => {}

@@ -46,10 +46,10 @@ pub enum LoadError {
     Relocatable,
 
     #[error(
-        "the ELF file is {kind} (e_type {e_type}), not a static executable (ET_EXEC): link it \
-         with kernels/runtime/link.ld, without -shared or -pie"
+        "the ELF file is {kind}, not a static executable (ET_EXEC): link it with \
+         kernels/runtime/link.ld, without -shared or -pie"
     )]
-    NotExecutable { e_type: u16, kind: &'static str },
+    NotExecutable { e_type: u16, kind: String },
 
     #[error(
         "the kernel was compiled with the C extension (compressed instructions, e_flags \
@@ -90,14 +90,22 @@ pub enum LoadError {
          (0x80000000)",
         if *readonly { "read-only data" } else { "data" }
     )]
-    DataInImem { section: String, addr: u32, readonly: bool },
+    DataInImem {
+        section: String,
+        addr: u32,
+        readonly: bool,
+    },
 
     #[error(
         "section {section} (0x{addr:08x}, {size} bytes) is neither in instruction memory \
          (below 0x10000000), nor in global memory (from 0x80000000), nor the shared-memory \
          section .shared: fix the linker script (kernels/runtime/link.ld)"
     )]
-    BadSectionAddress { section: String, addr: u32, size: u64 },
+    BadSectionAddress {
+        section: String,
+        addr: u32,
+        size: u64,
+    },
 
     #[error(
         "section .shared is at 0x{addr:08x}, not at the shared-memory base 0x10000000: the \
@@ -119,10 +127,16 @@ pub enum LoadError {
     EntryOutsideText { entry: u32, text_end: u32 },
 
     #[error(
-        "tail jump at {location} to 0x{target:08x} leaves function {function}: a function may \
-         only be left by ret or a call; build with -fno-optimize-sibling-calls"
+        "tail jump at {location} to {target_location} leaves function {function}: a function \
+         may only be left by ret or a call; build with -fno-optimize-sibling-calls"
     )]
-    TailJump { addr: u32, target: u32, function: String, location: String },
+    TailJump {
+        addr: u32,
+        target: u32,
+        function: String,
+        location: String,
+        target_location: String,
+    },
 
     #[error(
         "indirect jump `jalr zero, {offset}({reg})` at {location} in function {function}: only \
@@ -130,7 +144,13 @@ pub enum LoadError {
          loader cannot know where the threads reconverge; this is usually a switch jump table: \
          compile with -fno-jump-tables"
     )]
-    IndirectJump { addr: u32, function: String, location: String, reg: &'static str, offset: i32 },
+    IndirectJump {
+        addr: u32,
+        function: String,
+        location: String,
+        reg: &'static str,
+        offset: i32,
+    },
 
     #[error(
         "{what} at {location} continues at 0x{target:08x}, outside function {function} \
@@ -148,5 +168,10 @@ pub enum LoadError {
     },
 
     #[error("no reconvergence point for the branch at {location} (function {function}): {reason}")]
-    NoReconvergence { addr: u32, function: String, location: String, reason: String },
+    NoReconvergence {
+        addr: u32,
+        function: String,
+        location: String,
+        reason: String,
+    },
 }

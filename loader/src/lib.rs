@@ -112,8 +112,10 @@ pub fn load_elf(bytes: &[u8]) -> Result<KernelImage, LoadError> {
 
 /// [`load_elf`] on the contents of a file.
 pub fn load_elf_file(path: &Path) -> Result<KernelImage, LoadError> {
-    let bytes =
-        std::fs::read(path).map_err(|source| LoadError::Io { path: path.to_owned(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     load_elf(&bytes)
 }
 
@@ -122,12 +124,24 @@ pub fn load_elf_file(path: &Path) -> Result<KernelImage, LoadError> {
 /// `jal rd≠0` are added automatically); each function extends to the next function's start
 /// (the last one to the end of the text). Functions are named `fn_XXXXXXXX` after their start.
 /// There is no data and no shared memory (`data_end` = `GMEM_BASE`).
-pub fn from_words(entry: u32, words: Vec<u32>, functions: &[u32]) -> Result<KernelImage, LoadError> {
+pub fn from_words(
+    entry: u32,
+    words: Vec<u32>,
+    functions: &[u32],
+) -> Result<KernelImage, LoadError> {
     let mut starts: Vec<cfg::Symbol> = functions
         .iter()
-        .map(|&start| cfg::Symbol { name: None, start, size: None })
+        .map(|&start| cfg::Symbol {
+            name: None,
+            start,
+            size: None,
+        })
         .collect();
-    starts.push(cfg::Symbol { name: None, start: entry, size: None });
+    starts.push(cfg::Symbol {
+        name: None,
+        start: entry,
+        size: None,
+    });
     let (functions, sidecar) = cfg::analyse(&words, entry, starts, &[])?;
     Ok(KernelImage {
         entry,

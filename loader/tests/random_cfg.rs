@@ -33,7 +33,9 @@ fn random_program(rng: &mut Rng, allow_ra_writes: bool) -> Vec<Op> {
     let n = 2 + rng.below(38) as usize;
     let mut ops: Vec<Op> = (0..n)
         .map(|_| match rng.below(100) {
-            0..=34 => Op::Plain { writes_ra: allow_ra_writes && rng.below(8) == 0 },
+            0..=34 => Op::Plain {
+                writes_ra: allow_ra_writes && rng.below(8) == 0,
+            },
             35..=64 => Op::Branch(rng.below(n as u64) as usize),
             65..=72 => Op::Jump(rng.below(n as u64) as usize),
             73..=86 => Op::Exit,
@@ -57,19 +59,40 @@ fn assemble(ops: &[Op], rng: &mut Rng) -> Vec<u32> {
             match *op {
                 Op::Plain { writes_ra } => {
                     let rd = if writes_ra { 1 } else { 5 };
-                    encode(&Instr::OpImm { op: AluOp::Add, rd, rs1: 5, imm: 1 })
+                    encode(&Instr::OpImm {
+                        op: AluOp::Add,
+                        rd,
+                        rs1: 5,
+                        imm: 1,
+                    })
                 }
                 Op::Branch(t) => {
-                    let op = if rng.below(2) == 0 { BranchOp::Beq } else { BranchOp::Bltu };
-                    encode(&Instr::Branch { op, rs1: 10, rs2: 11, imm: off(t) })
+                    let op = if rng.below(2) == 0 {
+                        BranchOp::Beq
+                    } else {
+                        BranchOp::Bltu
+                    };
+                    encode(&Instr::Branch {
+                        op,
+                        rs1: 10,
+                        rs2: 11,
+                        imm: off(t),
+                    })
                 }
                 Op::Jump(t) => encode(&Instr::Jal { rd: 0, imm: off(t) }),
                 Op::Exit => match rng.below(4) {
                     0 => encode(&Instr::Ecall),
                     1 => 0, // illegal
-                    _ => encode(&Instr::Simt { op: SimtOp::Exit, rs1: 0 }),
+                    _ => encode(&Instr::Simt {
+                        op: SimtOp::Exit,
+                        rs1: 0,
+                    }),
                 },
-                Op::Ret => encode(&Instr::Jalr { rd: 0, rs1: 1, imm: 0 }),
+                Op::Ret => encode(&Instr::Jalr {
+                    rd: 0,
+                    rs1: 1,
+                    imm: 0,
+                }),
             }
         })
         .collect()
@@ -119,7 +142,9 @@ fn expected(ops: &[Op]) -> Result<Vec<Reconvergence>, u32> {
     };
     let reaches_exit = |i: usize| can_reach(i, &|v| matches!(ops[v], Op::Exit | Op::Ret));
     let reaches_ret = |i: usize| can_reach(i, &|v| matches!(ops[v], Op::Ret));
-    let writes_ra = nodes.iter().any(|&i| matches!(ops[i], Op::Plain { writes_ra: true }));
+    let writes_ra = nodes
+        .iter()
+        .any(|&i| matches!(ops[i], Op::Plain { writes_ra: true }));
 
     // Post-dominator sets, greatest fixed point.
     let all: u64 = u64::MAX;
@@ -149,7 +174,9 @@ fn expected(ops: &[Op]) -> Result<Vec<Reconvergence>, u32> {
             return Err(i as u32 * 4);
         }
         let strict = pdom[i] & !(1 << i);
-        let d = (0..64).find(|&d| strict & (1 << d) != 0 && pdom[d] == strict).expect("ipdom");
+        let d = (0..64)
+            .find(|&d| strict & (1 << d) != 0 && pdom[d] == strict)
+            .expect("ipdom");
         sidecar[i] = if d != X {
             Reconvergence::At(d as u32 * 4)
         } else if !reaches_ret(i) {

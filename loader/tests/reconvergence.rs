@@ -32,7 +32,14 @@ fn if_else_diamond_reconverges_at_the_join() {
     assert_eq!(sidecars(&k), vec![(0, Reconvergence::At(a.addr("join")))]);
     assert_eq!(k.sidecar.len(), k.text.len());
     assert_eq!(k.entry, 0);
-    assert_eq!(k.functions, vec![Function { name: "fn_00000000".into(), start: 0, end: 0x18 }]);
+    assert_eq!(
+        k.functions,
+        vec![Function {
+            name: "fn_00000000".into(),
+            start: 0,
+            end: 0x18
+        }]
+    );
 }
 
 #[test]
@@ -53,7 +60,10 @@ fn loop_with_data_dependent_exit() {
     a.label("back").blt(T0, A0, "loop");
     a.label("after").exit();
     let k = load(&a, "f", &[]).unwrap();
-    assert_eq!(sidecars(&k), vec![(a.addr("back"), Reconvergence::At(a.addr("after")))]);
+    assert_eq!(
+        sidecars(&k),
+        vec![(a.addr("back"), Reconvergence::At(a.addr("after")))]
+    );
 }
 
 #[test]
@@ -67,7 +77,10 @@ fn loop_with_break_reconverges_after_the_loop() {
     a.label("out").exit();
     let k = load(&a, "f", &[]).unwrap();
     let out = Reconvergence::At(a.addr("out"));
-    assert_eq!(sidecars(&k), vec![(a.addr("brk"), out), (a.addr("back"), out)]);
+    assert_eq!(
+        sidecars(&k),
+        vec![(a.addr("brk"), out), (a.addr("back"), out)]
+    );
 }
 
 /// Book Fig. 3.2: `do { A; if (a) { B; if (b) C else D; E } else F; G } while (c);`
@@ -106,8 +119,11 @@ fn exit_on_one_side_return_on_the_other_in_a_leaf_is_at_return() {
     let k = load(&a, "main", &[]).unwrap();
     assert_eq!(sidecars(&k), vec![(a.addr("br"), Reconvergence::AtReturn)]);
     // The call target became a function automatically.
-    let names: Vec<(&str, u32, u32)> =
-        k.functions.iter().map(|f| (f.name.as_str(), f.start, f.end)).collect();
+    let names: Vec<(&str, u32, u32)> = k
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f.start, f.end))
+        .collect();
     assert_eq!(names, vec![("fn_00000000", 0, 8), ("fn_00000008", 8, 0x14)]);
 }
 
@@ -147,7 +163,10 @@ fn undecodable_words_and_ecall_are_exits() {
     let k = load(&a, "f", &[]).unwrap();
     assert_eq!(
         sidecars(&k),
-        vec![(a.addr("br1"), Reconvergence::Never), (a.addr("br2"), Reconvergence::Never)]
+        vec![
+            (a.addr("br1"), Reconvergence::Never),
+            (a.addr("br2"), Reconvergence::Never)
+        ]
     );
 }
 
@@ -172,7 +191,10 @@ fn two_returns_in_a_non_leaf_function_is_refused() {
     let msg = err.to_string();
     assert!(msg.contains("0x00000014 <fn_00000008+0xc>"), "{msg}");
     assert!(msg.contains("different return instructions"), "{msg}");
-    assert!(msg.contains("writes ra at 0x00000010 <fn_00000008+0x8>"), "{msg}");
+    assert!(
+        msg.contains("writes ra at 0x00000010 <fn_00000008+0x8>"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -216,7 +238,10 @@ fn branch_in_an_endless_loop_is_refused() {
         "{err:?}"
     );
     let msg = err.to_string();
-    assert!(msg.contains("no path from this branch reaches the end of the function"), "{msg}");
+    assert!(
+        msg.contains("no path from this branch reaches the end of the function"),
+        "{msg}"
+    );
     assert!(msg.contains("0x00000008 <fn_00000000+0x8>"), "{msg}");
 }
 
@@ -259,7 +284,10 @@ fn tail_jump_to_another_function_is_refused() {
         "{err:?}"
     );
     let msg = err.to_string();
-    assert!(msg.contains("tail jump at 0x0000000c <fn_00000008+0x4>"), "{msg}");
+    assert!(
+        msg.contains("tail jump at 0x0000000c <fn_00000008+0x4>"),
+        "{msg}"
+    );
     assert!(msg.contains("leaves function fn_00000008"), "{msg}");
     assert!(msg.contains("-fno-optimize-sibling-calls"), "{msg}");
 }
@@ -280,6 +308,29 @@ fn falling_off_the_end_of_a_function_is_refused() {
     let msg = err.to_string();
     assert!(msg.contains("0x0000000c <fn_00000008+0x4>"), "{msg}");
     assert!(msg.contains("outside function fn_00000008"), "{msg}");
+}
+
+#[test]
+fn leaving_the_text_is_a_fault_not_a_load_error() {
+    // Falling off the end of the text, or jumping/branching beyond it, faults at run time
+    // (out-of-range-fetch): the path simply ends there.
+    let words = vec![0x13]; // nop, then the end of the text
+    let k = from_words(0, words, &[0]).unwrap();
+    assert_eq!(sidecars(&k), vec![]);
+
+    let mut a = Asm::new();
+    a.label("f").label("br").beq(A0, ZERO, "far");
+    a.addi(A1, A1, 1);
+    a.label("far"); // = the end of the text
+    let k = load(&a, "f", &[]).unwrap();
+    assert_eq!(sidecars(&k), vec![(0, Reconvergence::Never)]);
+
+    let mut a = Asm::new();
+    a.label("f").label("br").beq(A0, ZERO, "ret");
+    a.i(Instr::Jal { rd: 0, imm: 0x100 });
+    a.label("ret").ret();
+    let k = load(&a, "f", &[]).unwrap();
+    assert_eq!(sidecars(&k), vec![(0, Reconvergence::AtReturn)]);
 }
 
 #[test]
@@ -318,11 +369,24 @@ fn misaligned_targets_fault_instead_of_jumping() {
     // A branch to pc+6 faults when taken, so its only successor is pc+4; a jal to a misaligned
     // target faults, so it ends the path.
     let mut words = vec![
-        encode(&Instr::Branch { op: warpforge_isa::BranchOp::Beq, rs1: A0, rs2: 0, imm: 6 }),
-        encode(&Instr::Branch { op: warpforge_isa::BranchOp::Bne, rs1: A0, rs2: 0, imm: 8 }),
+        encode(&Instr::Branch {
+            op: warpforge_isa::BranchOp::Beq,
+            rs1: A0,
+            rs2: 0,
+            imm: 6,
+        }),
+        encode(&Instr::Branch {
+            op: warpforge_isa::BranchOp::Bne,
+            rs1: A0,
+            rs2: 0,
+            imm: 8,
+        }),
         encode(&Instr::Jal { rd: 0, imm: 2 }),
     ];
-    words.push(encode(&Instr::Simt { op: warpforge_isa::SimtOp::Exit, rs1: 0 }));
+    words.push(encode(&Instr::Simt {
+        op: warpforge_isa::SimtOp::Exit,
+        rs1: 0,
+    }));
     let k = from_words(0, words, &[]).unwrap();
     assert_eq!(
         sidecars(&k),
@@ -332,7 +396,10 @@ fn misaligned_targets_fault_instead_of_jumping() {
 
 #[test]
 fn entry_must_be_in_the_text() {
-    let words = vec![encode(&Instr::Simt { op: warpforge_isa::SimtOp::Exit, rs1: 0 })];
+    let words = vec![encode(&Instr::Simt {
+        op: warpforge_isa::SimtOp::Exit,
+        rs1: 0,
+    })];
     for entry in [4, 2, 0x8000_0000] {
         let err = from_words(entry, words.clone(), &[]).unwrap_err();
         assert!(matches!(err, LoadError::EntryOutsideText { .. }), "{err:?}");
@@ -357,7 +424,14 @@ fn given_functions_split_the_text_and_name_lookups_work() {
     assert_eq!(k.describe_pc(0x10), "0x00000010 <fn_00000008+0x8>");
     assert_eq!(k.describe_pc(0x8), "0x00000008 <fn_00000008>");
     assert_eq!(k.describe_pc(0x40), "0x00000040");
-    assert_eq!(k.instr_at(0x14), Some(encode(&Instr::Jalr { rd: 0, rs1: RA, imm: 0 })));
+    assert_eq!(
+        k.instr_at(0x14),
+        Some(encode(&Instr::Jalr {
+            rd: 0,
+            rs1: RA,
+            imm: 0
+        }))
+    );
     assert_eq!(k.instr_at(0x16), None);
     assert_eq!(k.instr_at(0x18), None);
     assert_eq!(k.reconvergence_at(0x0), Reconvergence::None);
@@ -373,7 +447,10 @@ fn error_reported_is_the_lowest_address() {
     a.label("j1").jalr(ZERO, A5, 0);
     a.label("x").jalr(ZERO, A2, 0);
     let err = load(&a, "f", &[]).unwrap_err();
-    assert!(matches!(err, LoadError::IndirectJump { addr: 4, .. }), "{err:?}");
+    assert!(
+        matches!(err, LoadError::IndirectJump { addr: 4, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -397,9 +474,10 @@ fn long_function_is_fast_and_right() {
     assert!(t.elapsed().as_secs_f64() < 2.0, "took {:?}", t.elapsed());
     let s = sidecars(&k);
     assert_eq!(s.len(), n + 1);
-    for i in 0..n {
-        let want = if i + 1 < n { a.addr(&format!("j{i}")) } else { a.addr("back") };
-        assert_eq!(s[i], (a.addr(&format!("b{i}")), Reconvergence::At(want)));
+    for (i, got) in s[..n].iter().enumerate() {
+        // The join of the last diamond is `back`.
+        let want = Reconvergence::At(a.addr(&format!("j{i}")));
+        assert_eq!(*got, (a.addr(&format!("b{i}")), want));
     }
     assert_eq!(s[n], (a.addr("back"), Reconvergence::At(a.addr("end"))));
 }

@@ -375,11 +375,19 @@ pub fn execute(
                 return Event::Barrier;
             }
             SimtOp::Tmc => {
-                let new_mask = regs[rd_of(rs1, first_lane)] & warp.live;
-                if new_mask == 0 {
-                    return fault(c, FaultCause::EmptyThreadMask, None, None);
+                // Active threads whose bit is clear terminate, exactly as by wf.exit.
+                let keep = regs[rd_of(rs1, first_lane)] & mask;
+                let ending = mask & !keep;
+                warp.live &= !ending;
+                warp.stack.exit(ending);
+                if keep == 0 {
+                    warp.stack.settle();
+                    return if warp.stack.is_empty() {
+                        Event::Finished
+                    } else {
+                        Event::None
+                    };
                 }
-                warp.stack.set_mask(new_mask);
             }
         },
     }

@@ -39,7 +39,10 @@ impl Asm {
     /// Defines `name` at the current address.
     pub fn label(&mut self, name: &str) -> &mut Self {
         let pc = self.pc();
-        assert!(self.labels.insert(name.into(), pc).is_none(), "label {name} defined twice");
+        assert!(
+            self.labels.insert(name.into(), pc).is_none(),
+            "label {name} defined twice"
+        );
         self
     }
 
@@ -58,7 +61,12 @@ impl Asm {
 
     /// `addi rd, rs1, imm` (a filler instruction).
     pub fn addi(&mut self, rd: Reg, rs1: Reg, imm: i32) -> &mut Self {
-        self.i(Instr::OpImm { op: AluOp::Add, rd, rs1, imm })
+        self.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd,
+            rs1,
+            imm,
+        })
     }
 
     pub fn nop(&mut self) -> &mut Self {
@@ -66,11 +74,20 @@ impl Asm {
     }
 
     pub fn sw(&mut self, rs2: Reg, imm: i32, rs1: Reg) -> &mut Self {
-        self.i(Instr::Store { op: StoreOp::Sw, rs1, rs2, imm })
+        self.i(Instr::Store {
+            op: StoreOp::Sw,
+            rs1,
+            rs2,
+            imm,
+        })
     }
 
     pub fn branch(&mut self, op: BranchOp, rs1: Reg, rs2: Reg, target: &str) -> &mut Self {
-        self.fixups.push((self.words.len(), target.into(), Fixup::Branch { op, rs1, rs2 }));
+        self.fixups.push((
+            self.words.len(),
+            target.into(),
+            Fixup::Branch { op, rs1, rs2 },
+        ));
         self.word(0)
     }
 
@@ -87,7 +104,8 @@ impl Asm {
     }
 
     pub fn jal(&mut self, rd: Reg, target: &str) -> &mut Self {
-        self.fixups.push((self.words.len(), target.into(), Fixup::Jal { rd }));
+        self.fixups
+            .push((self.words.len(), target.into(), Fixup::Jal { rd }));
         self.word(0)
     }
 
@@ -111,14 +129,20 @@ impl Asm {
 
     /// `wf.exit`.
     pub fn exit(&mut self) -> &mut Self {
-        self.i(Instr::Simt { op: SimtOp::Exit, rs1: 0 })
+        self.i(Instr::Simt {
+            op: SimtOp::Exit,
+            rs1: 0,
+        })
     }
 
     pub fn finish(&self) -> Vec<u32> {
         let mut words = self.words.clone();
         for (at, target, fixup) in &self.fixups {
             let pc = *at as u32 * 4;
-            let t = *self.labels.get(target).unwrap_or_else(|| panic!("no label {target}"));
+            let t = *self
+                .labels
+                .get(target)
+                .unwrap_or_else(|| panic!("no label {target}"));
             let imm = t.wrapping_sub(pc) as i32;
             words[*at] = encode(&match *fixup {
                 Fixup::Branch { op, rs1, rs2 } => Instr::Branch { op, rs1, rs2, imm },
