@@ -3,7 +3,8 @@
 //! 1. Discovery: from the entry and the given function starts, everything reachable is walked
 //!    (calls included); the targets of reachable `jal rd≠0` become function starts too.
 //! 2. Every function gets a CFG at instruction granularity, with a virtual exit node that all
-//!    exits (`ret`, `wf.exit`, `ecall`, `ebreak`, undecodable words) lead to.
+//!    exits (`ret`, `wf.exit`, `ecall`, `ebreak`, undecodable words, control transfers out of
+//!    the text, which fault when fetched) lead to.
 //! 3. Post-dominators: Cooper–Harvey–Kennedy's iterative dominator algorithm on the reverse
 //!    CFG, rooted at the virtual exit. The immediate post-dominator of each conditional branch
 //!    gives its sidecar entry.

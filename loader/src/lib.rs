@@ -122,7 +122,8 @@ pub fn load_elf_file(path: &Path) -> Result<KernelImage, LoadError> {
 /// A program given as raw words at [`IMEM_BASE`] (random-program generator, directed tests).
 /// `functions` lists function entry addresses (`entry` is added if missing; targets of
 /// `jal rd≠0` are added automatically); each function extends to the next function's start
-/// (the last one to the end of the text). Functions are named `fn_XXXXXXXX` after their start.
+/// (the last one to the end of the text); addresses outside the text are ignored. Functions are
+/// named `fn_XXXXXXXX` after their start.
 /// There is no data and no shared memory (`data_end` = `GMEM_BASE`).
 pub fn from_words(
     entry: u32,
