@@ -100,7 +100,7 @@ pub struct ConfigError {
 pub enum LoadError {
     #[error("unknown preset `{0}`; known presets: {known}", known = PRESETS.join(", "))]
     UnknownPreset(String),
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read configuration file {path}")]
     Io {
         path: String,
         source: std::io::Error,

@@ -108,8 +108,9 @@ static inline void wf_barrier(void)
 #define __syncthreads() wf_barrier()
 
 /*
- * wf.tmc: the warp's active mask becomes mask & live (mask read from the lowest active lane).
- * A result of zero faults (empty-thread-mask).
+ * wf.tmc: thread-mask control (narrowing only). `mask` is read from the lowest active lane
+ * (bit i = lane i); every active thread whose bit is clear terminates exactly as by wf.exit,
+ * the others continue. wf_tmc(0) is wf_exit().
  */
 static inline void wf_tmc(uint32_t mask)
 {

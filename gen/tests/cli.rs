@@ -1,0 +1,165 @@
+//! The command line as a user meets it: snapshots of its output and its errors.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn warpforge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
+        .output()
+        .expect("runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Output with timings and temporary paths replaced.
+fn stable(o: &Output) -> String {
+    let t = text(o);
+    t.lines()
+        .map(|l| {
+            if l.trim_start().starts_with("model time") {
+                "  model time                 [elapsed]".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn config_show_and_list() {
+    let o = warpforge(&["config", "show", "tiny"]);
+    assert!(o.status.success());
+    insta::assert_snapshot!("config_show_tiny", text(&o));
+    let o = warpforge(&["config", "list"]);
+    insta::assert_snapshot!("config_list", text(&o));
+}
+
+#[test]
+fn config_errors_name_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "base = \"tiny\"\nlanes = 6\n").unwrap();
+    let o = warpforge(&["config", "show", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("`lanes` = 6: must be a power of two"), "{}", text(&o));
+    let o = warpforge(&["config", "show", "huge"]);
+    assert!(text(&o).contains("unknown preset `huge`; known presets: tiny, small, fermi"), "{}", text(&o));
+    let o = warpforge(&["config", "show", "missing.toml"]);
+    assert!(text(&o).contains("cannot read configuration file missing.toml"), "{}", text(&o));
+}
+
+#[test]
+fn kernels_list() {
+    let o = warpforge(&["kernels"]);
+    assert!(o.status.success());
+    insta::assert_snapshot!("kernels", text(&o));
+}
+
+#[test]
+fn run_shipped_kernel_with_trace() {
+    let o = warpforge(&["run", "vecadd", "--config", "tiny", "--trace", "12"]);
+    assert!(o.status.success(), "{}", text(&o));
+    insta::assert_snapshot!("run_vecadd_tiny_trace", stable(&o));
+}
+
+#[test]
+fn run_with_arguments_and_dump() {
+    let o = warpforge(&[
+        "run", "kernels/vecadd.c", "--config", "tiny", "--grid", "2", "--block", "6", "--arg",
+        "buf:48:iota", "--arg", "buf:48:iota", "--arg", "buf:48", "--arg", "12", "--dump", "arg2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains(": 00000000 00000002 00000004 00000006"), "{t}");
+    assert!(t.contains(": 00000010 00000012 00000014 00000016"), "{t}");
+}
+
+#[test]
+fn bad_run_arguments_are_refused_clearly() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "nope.c"], "`nope.c` is neither a file nor a shipped kernel"),
+        (&["run", "kernels/vecadd.c", "--arg", "1"], "give the launch shape with --grid CTAS --block THREADS"),
+        (&["run", "kernels/vecadd.c", "--grid", "1", "--block", "4", "--arg", "buf:7"], "multiple of 4"),
+        (&["run", "kernels/vecadd.c", "--grid", "1", "--block", "4", "--arg", "x"], "neither a number nor buf:"),
+        (
+            &["run", "kernels/vecadd.c", "--config", "tiny", "--grid", "1", "--block", "17", "--arg", "1"],
+            "a CTA of 17 threads does not fit an SM of 4 warps x 4 lanes (at most 16 threads)",
+        ),
+        (&["run", "kernels/vecadd.c", "--grid", "0", "--block", "4", "--arg", "1"], "at least one CTA"),
+        (&["run", "vecadd", "--grid", "3"], "runs its reference case"),
+        (&["run", "Cargo.toml"], "not an ELF"),
+    ];
+    for (args, msg) in cases {
+        let o = warpforge(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(msg), "{args:?}: {}", text(&o));
+    }
+}
+
+fn write_kernel(dir: &Path, name: &str, body: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#include \"warpforge.h\"\n{body}\n")).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_kernel_that_never_finishes_is_stopped_with_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = write_kernel(
+        dir.path(),
+        "spin.c",
+        "WF_KERNEL(arg) { volatile const uint32_t *flag = arg; while (*flag == 0) { } }",
+    );
+    let o = warpforge(&["run", &k, "--config", "tiny", "--grid", "1", "--block", "5", "--arg", "0", "--max-cycles", "5000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("timeout: the kernel did not finish within 5000 cycles (0 of 1 CTAs done)"), "{t}");
+    assert!(t.contains("SM 0 warp 0: pc 0x"), "{t}");
+    assert!(t.contains("SM 0 warp 1: pc 0x"), "{t}");
+}
+
+#[test]
+fn a_faulting_kernel_names_sm_warp_pc_and_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = write_kernel(
+        dir.path(),
+        "misaligned.c",
+        "WF_KERNEL(arg) { uint32_t *p = (uint32_t *)((uintptr_t)arg + 2 * (wf_tid() == 5)); p[0] = 1; }",
+    );
+    let o = warpforge(&["run", &k, "--config", "tiny", "--grid", "1", "--block", "8", "--arg", "buf:16"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("fault on SM 0, warp 1, pc 0x"), "{t}");
+    assert!(t.contains("<kernel+0x"), "{t}");
+    assert!(t.contains("misaligned-store (address 0x"), "{t}");
+    assert!(t.contains("in lane 1; instruction: sw"), "{t}");
+}
+
+#[test]
+fn disassembly_shows_reconvergence_points() {
+    let o = warpforge(&["disasm", "nested_divergence"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("<kernel>:"), "{t}");
+    assert!(t.contains("# reconverge at 0x"), "{t}");
+}
+
+#[test]
+fn suite_on_tiny_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("suite.json");
+    let o = warpforge(&["suite", "--config", "tiny", "--json", json.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains(" passed, 0 failed"));
+    let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    assert!(rows.as_array().unwrap().len() >= 30);
+}
