@@ -8,12 +8,19 @@ use warpforge_sim::RunOutcome;
 
 fn check_preset(name: &str) {
     let cfg = GpuConfig::preset(name).unwrap();
-    let limits = Limits { lanes: cfg.lanes, max_block: cfg.warps * cfg.lanes, smem_bytes: cfg.smem_bytes };
+    let limits = Limits {
+        lanes: cfg.lanes,
+        max_block: cfg.warps * cfg.lanes,
+        smem_bytes: cfg.smem_bytes,
+    };
     let mut failures = Vec::new();
     let mut cases = 0;
     for k in warpforge_kernels::all() {
-        let elf = k.elf().unwrap_or_else(|e| panic!("building {}: {e}", k.name));
-        let image = warpforge_loader::load_elf_file(&elf).unwrap_or_else(|e| panic!("loading {}: {e}", k.name));
+        let elf = k
+            .elf()
+            .unwrap_or_else(|e| panic!("building {}: {e}", k.name));
+        let image = warpforge_loader::load_elf_file(&elf)
+            .unwrap_or_else(|e| panic!("loading {}: {e}", k.name));
         let ks = k.cases(&limits, 1);
         assert!(ks.len() >= 3, "{} has only {} cases", k.name, ks.len());
         // Shapes must include a partial last warp somewhere in the suite.
@@ -29,7 +36,12 @@ fn check_preset(name: &str) {
             }
         }
     }
-    assert!(failures.is_empty(), "on {name}: {} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "on {name}: {} of {cases} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -56,9 +68,19 @@ fn every_preset_is_covered() {
 fn suite_includes_partial_warps_and_multi_cta_grids() {
     for name in PRESETS {
         let cfg = GpuConfig::preset(name).unwrap();
-        let limits = Limits { lanes: cfg.lanes, max_block: cfg.warps * cfg.lanes, smem_bytes: cfg.smem_bytes };
-        let all: Vec<_> = warpforge_kernels::all().iter().flat_map(|k| k.cases(&limits, 1)).collect();
-        assert!(all.iter().any(|c| c.block % cfg.lanes != 0), "{name}: no partial warp");
+        let limits = Limits {
+            lanes: cfg.lanes,
+            max_block: cfg.warps * cfg.lanes,
+            smem_bytes: cfg.smem_bytes,
+        };
+        let all: Vec<_> = warpforge_kernels::all()
+            .iter()
+            .flat_map(|k| k.cases(&limits, 1))
+            .collect();
+        assert!(
+            all.iter().any(|c| c.block % cfg.lanes != 0),
+            "{name}: no partial warp"
+        );
         assert!(all.iter().any(|c| c.grid > 1), "{name}: no multi-CTA grid");
     }
 }

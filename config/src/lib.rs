@@ -256,7 +256,8 @@ impl GpuConfig {
             let s = toml::to_string(&v).map_err(|e| {
                 ParseError::Syntax(format!("JSON that cannot be a configuration: {e}"))
             })?;
-            s.parse().map_err(|e: toml::de::Error| ParseError::Syntax(e.to_string()))?
+            s.parse()
+                .map_err(|e: toml::de::Error| ParseError::Syntax(e.to_string()))?
         } else {
             text.parse()
                 .map_err(|e: toml::de::Error| ParseError::Syntax(e.to_string()))?
@@ -333,14 +334,13 @@ impl GpuConfig {
                 Ok(())
             }
         };
-        let in_range =
-            |field: &'static str, v: u32, lo: u32, hi: u32| -> Result<(), ConfigError> {
-                if v < lo || v > hi {
-                    Err(err(field, v, &format!("must be between {lo} and {hi}")))
-                } else {
-                    Ok(())
-                }
-            };
+        let in_range = |field: &'static str, v: u32, lo: u32, hi: u32| -> Result<(), ConfigError> {
+            if v < lo || v > hi {
+                Err(err(field, v, &format!("must be between {lo} and {hi}")))
+            } else {
+                Ok(())
+            }
+        };
         in_range("sms", self.sms, 1, 64)?;
         in_range("warps", self.warps, 1, 64)?;
         nonzero_pow2("lanes", self.lanes)?;
@@ -379,7 +379,10 @@ impl GpuConfig {
             return Err(err(
                 "smem_bytes",
                 self.smem_bytes,
-                &format!("must hold at least one word per lane ({} bytes)", 4 * self.lanes),
+                &format!(
+                    "must hold at least one word per lane ({} bytes)",
+                    4 * self.lanes
+                ),
             ));
         }
         in_range("smem_bytes", self.smem_bytes, 4, 1 << 20)?;
@@ -391,7 +394,8 @@ impl GpuConfig {
         in_range("gmem_bytes", self.gmem_bytes, 1 << 16, 1 << 30)?;
         nonzero_pow2("stack_bytes", self.stack_bytes)?;
         in_range("stack_bytes", self.stack_bytes, 64, 1 << 16)?;
-        let stacks = self.sms as u64 * self.warps as u64 * self.lanes as u64 * self.stack_bytes as u64;
+        let stacks =
+            self.sms as u64 * self.warps as u64 * self.lanes as u64 * self.stack_bytes as u64;
         if stacks * 2 > self.gmem_bytes as u64 {
             return Err(err(
                 "stack_bytes",
@@ -450,7 +454,8 @@ mod tests {
 
     #[test]
     fn base_and_overrides() {
-        let cfg = GpuConfig::parse("base = \"tiny\"\nlanes = 8\nscheduler = \"gto\"\n", false).unwrap();
+        let cfg =
+            GpuConfig::parse("base = \"tiny\"\nlanes = 8\nscheduler = \"gto\"\n", false).unwrap();
         assert_eq!(cfg.lanes, 8);
         assert_eq!(cfg.warps, 4);
         assert_eq!(cfg.scheduler, SchedulerPolicy::Gto);
@@ -465,7 +470,11 @@ mod tests {
             ("warps = 0", "warps", "between 1 and 64"),
             ("rf_banks = 64", "rf_banks", "more banks than registers"),
             ("line_bytes = 24", "line_bytes", "power of two"),
-            ("stack_bytes = 65536\ngmem_bytes = 65536", "stack_bytes", "half of `gmem_bytes`"),
+            (
+                "stack_bytes = 65536\ngmem_bytes = 65536",
+                "stack_bytes",
+                "half of `gmem_bytes`",
+            ),
         ];
         for (text, field, rule) in cases {
             let e = GpuConfig::parse(&format!("base = \"tiny\"\n{text}"), false).unwrap_err();
@@ -484,7 +493,11 @@ mod tests {
         cfg.set("lanes", "16").unwrap();
         assert_eq!(cfg.lanes, 16);
         assert!(cfg.set("lanes", "3").is_err());
-        assert!(cfg.set("bogus", "3").unwrap_err().to_string().contains("unknown configuration field"));
+        assert!(cfg
+            .set("bogus", "3")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown configuration field"));
         cfg.set("rf_layout", "naive").unwrap();
         assert_eq!(cfg.rf_layout, RfLayout::Naive);
     }

@@ -176,7 +176,10 @@ pub fn parse_u32(s: &str) -> Result<u32> {
     let v = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         u32::from_str_radix(h, 16)?
     } else if let Some(suffix) = s.strip_suffix(['k', 'K']) {
-        suffix.parse::<u32>()?.checked_mul(1024).context("too large")?
+        suffix
+            .parse::<u32>()?
+            .checked_mul(1024)
+            .context("too large")?
     } else {
         s.parse::<u32>()?
     };
@@ -197,8 +200,14 @@ mod tests {
             parse_arg("buf:8:iota").unwrap(),
             ArgSpec::Buffer(vec![0, 0, 0, 0, 1, 0, 0, 0])
         );
-        assert!(parse_arg("buf:7").unwrap_err().to_string().contains("multiple of 4"));
-        assert!(parse_arg("nope").unwrap_err().to_string().contains("neither a number"));
+        assert!(parse_arg("buf:7")
+            .unwrap_err()
+            .to_string()
+            .contains("multiple of 4"));
+        assert!(parse_arg("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("neither a number"));
         assert!(parse_arg("buf:8:foo").is_err());
         assert!(parse_arg("file:/nonexistent/x").is_err());
     }

@@ -146,7 +146,11 @@ fn real_main() -> Result<ExitCode> {
                         c.sms,
                         c.warps,
                         c.lanes,
-                        if *p == DEFAULT_PRESET { "  (default)" } else { "" }
+                        if *p == DEFAULT_PRESET {
+                            "  (default)"
+                        } else {
+                            ""
+                        }
                     );
                 }
             }
@@ -196,7 +200,11 @@ fn source_path(name: &str) -> Result<PathBuf> {
     if !p.exists() {
         bail!(
             "`{name}` is neither a file nor a shipped kernel (shipped: {})",
-            warpforge_kernels::all().iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+            warpforge_kernels::all()
+                .iter()
+                .map(|k| k.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     Ok(p)
@@ -286,9 +294,16 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         }
     }
     if let Some(path) = &args.json {
-        std::fs::write(path, report::stats_json(&args.kernel, &cfg, &case, &stats, &outcome))?;
+        std::fs::write(
+            path,
+            report::stats_json(&args.kernel, &cfg, &case, &stats, &outcome),
+        )?;
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn custom_case(args: &RunArgs) -> Result<Case> {
@@ -322,7 +337,9 @@ fn custom_case(args: &RunArgs) -> Result<Case> {
 
 fn dump_range(spec: &str, case: &Case, placed: &host::Placed) -> Result<(u32, u32)> {
     if let Some(n) = spec.strip_prefix("arg") {
-        let n: usize = n.parse().with_context(|| format!("`{spec}`: expected argN"))?;
+        let n: usize = n
+            .parse()
+            .with_context(|| format!("`{spec}`: expected argN"))?;
         return match case.params.get(n) {
             Some(Param::Buffer(i)) => Ok((placed.buffers[*i], case.buffers[*i].init.len() as u32)),
             Some(Param::Word(_)) => bail!("`{spec}`: parameter {n} is a number, not a buffer"),
@@ -337,7 +354,10 @@ fn dump_range(spec: &str, case: &Case, placed: &host::Placed) -> Result<(u32, u3
 
 fn suite(config: &str, seed: u64, json: Option<&Path>) -> Result<ExitCode> {
     let cfg = load_config(config)?;
-    println!("golden model, configuration `{}` ({} SM x {} warps x {} lanes)", cfg.name, cfg.sms, cfg.warps, cfg.lanes);
+    println!(
+        "golden model, configuration `{}` ({} SM x {} warps x {} lanes)",
+        cfg.name, cfg.sms, cfg.warps, cfg.lanes
+    );
     let mut rows = Vec::new();
     let mut failures = 0;
     for k in warpforge_kernels::all() {
@@ -357,7 +377,11 @@ fn suite(config: &str, seed: u64, json: Option<&Path>) -> Result<ExitCode> {
         std::fs::write(p, serde_json::to_string_pretty(&rows)?)?;
     }
     println!("{} passed, {} failed", rows.len() - failures, failures);
-    Ok(if failures == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn load_shipped(k: &KernelSpec) -> Result<KernelImage> {
@@ -401,7 +425,10 @@ fn bench_model(config: &str, seconds: f64) -> Result<()> {
             }
         }
     }
-    println!("golden model speed on `{}` (one core, run time only, setup excluded)", cfg.name);
+    println!(
+        "golden model speed on `{}` (one core, run time only, setup excluded)",
+        cfg.name
+    );
     println!("{:<18} {:>16}", "kernel", "M thread-instr/s");
     for (n, ti, dt) in &per_kernel {
         println!("{n:<18} {:>16.1}", *ti as f64 / dt / 1e6);

@@ -93,7 +93,10 @@ pub fn stats_table(st: &Stats, lanes: u32, elapsed: Duration) -> String {
         ("cycles (model rounds)", st.cycles.to_string()),
         ("warp-instructions", st.warp_instrs.to_string()),
         ("thread-instructions", st.thread_instrs.to_string()),
-        ("SIMD efficiency", format!("{:.1}%", 100.0 * st.simd_efficiency(lanes))),
+        (
+            "SIMD efficiency",
+            format!("{:.1}%", 100.0 * st.simd_efficiency(lanes)),
+        ),
         ("divergent branches", st.divergent_branches.to_string()),
         ("divergent indirect calls", st.divergent_calls.to_string()),
         ("max SIMT stack depth", st.max_stack_depth.to_string()),

@@ -50,11 +50,23 @@ fn config_errors_name_the_problem() {
     std::fs::write(&bad, "base = \"tiny\"\nlanes = 6\n").unwrap();
     let o = warpforge(&["config", "show", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("`lanes` = 6: must be a power of two"), "{}", text(&o));
+    assert!(
+        text(&o).contains("`lanes` = 6: must be a power of two"),
+        "{}",
+        text(&o)
+    );
     let o = warpforge(&["config", "show", "huge"]);
-    assert!(text(&o).contains("unknown preset `huge`; known presets: tiny, small, fermi"), "{}", text(&o));
+    assert!(
+        text(&o).contains("unknown preset `huge`; known presets: tiny, small, fermi"),
+        "{}",
+        text(&o)
+    );
     let o = warpforge(&["config", "show", "missing.toml"]);
-    assert!(text(&o).contains("cannot read configuration file missing.toml"), "{}", text(&o));
+    assert!(
+        text(&o).contains("cannot read configuration file missing.toml"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -74,8 +86,24 @@ fn run_shipped_kernel_with_trace() {
 #[test]
 fn run_with_arguments_and_dump() {
     let o = warpforge(&[
-        "run", "kernels/vecadd.c", "--config", "tiny", "--grid", "2", "--block", "6", "--arg",
-        "buf:48:iota", "--arg", "buf:48:iota", "--arg", "buf:48", "--arg", "12", "--dump", "arg2",
+        "run",
+        "kernels/vecadd.c",
+        "--config",
+        "tiny",
+        "--grid",
+        "2",
+        "--block",
+        "6",
+        "--arg",
+        "buf:48:iota",
+        "--arg",
+        "buf:48:iota",
+        "--arg",
+        "buf:48",
+        "--arg",
+        "12",
+        "--dump",
+        "arg2",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
@@ -86,15 +114,68 @@ fn run_with_arguments_and_dump() {
 #[test]
 fn bad_run_arguments_are_refused_clearly() {
     let cases: &[(&[&str], &str)] = &[
-        (&["run", "nope.c"], "`nope.c` is neither a file nor a shipped kernel"),
-        (&["run", "kernels/vecadd.c", "--arg", "1"], "give the launch shape with --grid CTAS --block THREADS"),
-        (&["run", "kernels/vecadd.c", "--grid", "1", "--block", "4", "--arg", "buf:7"], "multiple of 4"),
-        (&["run", "kernels/vecadd.c", "--grid", "1", "--block", "4", "--arg", "x"], "neither a number nor buf:"),
         (
-            &["run", "kernels/vecadd.c", "--config", "tiny", "--grid", "1", "--block", "17", "--arg", "1"],
+            &["run", "nope.c"],
+            "`nope.c` is neither a file nor a shipped kernel",
+        ),
+        (
+            &["run", "kernels/vecadd.c", "--arg", "1"],
+            "give the launch shape with --grid CTAS --block THREADS",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vecadd.c",
+                "--grid",
+                "1",
+                "--block",
+                "4",
+                "--arg",
+                "buf:7",
+            ],
+            "multiple of 4",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vecadd.c",
+                "--grid",
+                "1",
+                "--block",
+                "4",
+                "--arg",
+                "x",
+            ],
+            "neither a number nor buf:",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vecadd.c",
+                "--config",
+                "tiny",
+                "--grid",
+                "1",
+                "--block",
+                "17",
+                "--arg",
+                "1",
+            ],
             "a CTA of 17 threads does not fit an SM of 4 warps x 4 lanes (at most 16 threads)",
         ),
-        (&["run", "kernels/vecadd.c", "--grid", "0", "--block", "4", "--arg", "1"], "at least one CTA"),
+        (
+            &[
+                "run",
+                "kernels/vecadd.c",
+                "--grid",
+                "0",
+                "--block",
+                "4",
+                "--arg",
+                "1",
+            ],
+            "at least one CTA",
+        ),
         (&["run", "vecadd", "--grid", "3"], "runs its reference case"),
         (&["run", "Cargo.toml"], "not an ELF"),
     ];
@@ -119,10 +200,26 @@ fn a_kernel_that_never_finishes_is_stopped_with_a_report() {
         "spin.c",
         "WF_KERNEL(arg) { volatile const uint32_t *flag = arg; while (*flag == 0) { } }",
     );
-    let o = warpforge(&["run", &k, "--config", "tiny", "--grid", "1", "--block", "5", "--arg", "0", "--max-cycles", "5000"]);
+    let o = warpforge(&[
+        "run",
+        &k,
+        "--config",
+        "tiny",
+        "--grid",
+        "1",
+        "--block",
+        "5",
+        "--arg",
+        "0",
+        "--max-cycles",
+        "5000",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let t = text(&o);
-    assert!(t.contains("timeout: the kernel did not finish within 5000 cycles (0 of 1 CTAs done)"), "{t}");
+    assert!(
+        t.contains("timeout: the kernel did not finish within 5000 cycles (0 of 1 CTAs done)"),
+        "{t}"
+    );
     assert!(t.contains("SM 0 warp 0: pc 0x"), "{t}");
     assert!(t.contains("SM 0 warp 1: pc 0x"), "{t}");
 }
@@ -135,7 +232,9 @@ fn a_faulting_kernel_names_sm_warp_pc_and_cause() {
         "misaligned.c",
         "WF_KERNEL(arg) { uint32_t *p = (uint32_t *)((uintptr_t)arg + 2 * (wf_tid() == 5)); p[0] = 1; }",
     );
-    let o = warpforge(&["run", &k, "--config", "tiny", "--grid", "1", "--block", "8", "--arg", "buf:16"]);
+    let o = warpforge(&[
+        "run", &k, "--config", "tiny", "--grid", "1", "--block", "8", "--arg", "buf:16",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let t = text(&o);
     assert!(t.contains("fault on SM 0, warp 1, pc 0x"), "{t}");
@@ -157,7 +256,13 @@ fn disassembly_shows_reconvergence_points() {
 fn suite_on_tiny_passes() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("suite.json");
-    let o = warpforge(&["suite", "--config", "tiny", "--json", json.to_str().unwrap()]);
+    let o = warpforge(&[
+        "suite",
+        "--config",
+        "tiny",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains(" passed, 0 failed"));
     let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();

@@ -146,7 +146,7 @@ fn ceil_div(a: u32, b: u32) -> u32 {
 fn partial(limits: &Limits, want: u32) -> u32 {
     let lanes = limits.lanes.max(1);
     let mut b = want.clamp(1, limits.max_block.max(1));
-    if lanes > 1 && b % lanes == 0 {
+    if lanes > 1 && b.is_multiple_of(lanes) {
         b = if b > 1 { b - 1 } else { b + 1 };
     }
     b.min(limits.max_block.max(1))

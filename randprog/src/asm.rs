@@ -80,8 +80,16 @@ impl Asm {
                 let rel = |l: &Label| self.addr(*l).wrapping_sub(pc) as i32;
                 encode(&match it {
                     Item::I(i) => *i,
-                    Item::Branch(op, rs1, rs2, l) => Instr::Branch { op: *op, rs1: *rs1, rs2: *rs2, imm: rel(l) },
-                    Item::Jal(rd, l) => Instr::Jal { rd: *rd, imm: rel(l) },
+                    Item::Branch(op, rs1, rs2, l) => Instr::Branch {
+                        op: *op,
+                        rs1: *rs1,
+                        rs2: *rs2,
+                        imm: rel(l),
+                    },
+                    Item::Jal(rd, l) => Instr::Jal {
+                        rd: *rd,
+                        imm: rel(l),
+                    },
                 })
             })
             .collect()

@@ -35,7 +35,9 @@ pub mod role {
 }
 
 /// Registers the random body reads and writes; their final values are the program's output.
-pub const POOL: [Reg; 18] = [5, 6, 7, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25];
+pub const POOL: [Reg; 18] = [
+    5, 6, 7, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+];
 
 /// Shape knobs of the generator.
 #[derive(Clone, Debug)]
@@ -148,7 +150,12 @@ impl Gen {
                 AluOp::And,
             ];
             let op = ops[self.rng.gen_range(0..ops.len())];
-            Instr::Op { op, rd, rs1, rs2: self.src() }
+            Instr::Op {
+                op,
+                rd,
+                rs1,
+                rs2: self.src(),
+            }
         } else if choice < 70 {
             let ops = [
                 AluOp::Add,
@@ -179,14 +186,30 @@ impl Gen {
                 MulDivOp::Remu,
             ];
             let op = ops[self.rng.gen_range(0..ops.len())];
-            Instr::MulDiv { op, rd, rs1, rs2: self.src() }
+            Instr::MulDiv {
+                op,
+                rd,
+                rs1,
+                rs2: self.src(),
+            }
         } else if choice < 92 {
-            Instr::Lui { rd, imm: (self.rng.gen::<u32>() & 0xffff_f000) as i32 }
+            Instr::Lui {
+                rd,
+                imm: (self.rng.gen::<u32>() & 0xffff_f000) as i32,
+            }
         } else if choice < 95 {
-            Instr::Auipc { rd, imm: (self.rng.gen_range(0..16u32) << 12) as i32 }
+            Instr::Auipc {
+                rd,
+                imm: (self.rng.gen_range(0..16u32) << 12) as i32,
+            }
         } else {
             let csrs = [csr::TID, csr::GTID, csr::LANEID, csr::CTAID, csr::NTID];
-            Instr::Csr { op: CsrOp::Rs, rd, src: 0, csr: csrs[self.rng.gen_range(0..csrs.len())] }
+            Instr::Csr {
+                op: CsrOp::Rs,
+                rd,
+                src: 0,
+                csr: csrs[self.rng.gen_range(0..csrs.len())],
+            }
         };
         self.emit(i);
     }
@@ -207,7 +230,12 @@ impl Gen {
                 _ => LoadOp::Lw,
             };
             let rd = self.pool();
-            self.emit(Instr::Load { op, rd, rs1: base, imm: off as i32 });
+            self.emit(Instr::Load {
+                op,
+                rd,
+                rs1: base,
+                imm: off as i32,
+            });
         } else {
             let op = match size {
                 1 => StoreOp::Sb,
@@ -215,7 +243,12 @@ impl Gen {
                 _ => StoreOp::Sw,
             };
             let rs2 = self.src();
-            self.emit(Instr::Store { op, rs1: base, rs2, imm: off as i32 });
+            self.emit(Instr::Store {
+                op,
+                rs1: base,
+                rs2,
+                imm: off as i32,
+            });
         }
     }
 
@@ -232,9 +265,23 @@ impl Gen {
         // directions are likely and lanes tend to disagree.
         let t = self.pool();
         let bit = self.rng.gen_range(0..4);
-        self.emit(Instr::OpImm { op: AluOp::Srl, rd: t, rs1: t, imm: bit });
-        self.emit(Instr::OpImm { op: AluOp::And, rd: t, rs1: t, imm: 3 });
-        let other = if self.rng.gen_bool(0.5) { 0 } else { self.pool() };
+        self.emit(Instr::OpImm {
+            op: AluOp::Srl,
+            rd: t,
+            rs1: t,
+            imm: bit,
+        });
+        self.emit(Instr::OpImm {
+            op: AluOp::And,
+            rd: t,
+            rs1: t,
+            imm: 3,
+        });
+        let other = if self.rng.gen_bool(0.5) {
+            0
+        } else {
+            self.pool()
+        };
         (ops[self.rng.gen_range(0..ops.len())], t, other)
     }
 
@@ -266,14 +313,34 @@ impl Gen {
                 // Bounded loop with a per-thread trip count of 1..=4.
                 let (cnt, lim) = role::LOOPS[loop_level];
                 let src = self.pool();
-                self.emit(Instr::OpImm { op: AluOp::And, rd: lim, rs1: src, imm: 3 });
-                self.emit(Instr::OpImm { op: AluOp::Add, rd: lim, rs1: lim, imm: 1 });
-                self.emit(Instr::OpImm { op: AluOp::Add, rd: cnt, rs1: 0, imm: 0 });
+                self.emit(Instr::OpImm {
+                    op: AluOp::And,
+                    rd: lim,
+                    rs1: src,
+                    imm: 3,
+                });
+                self.emit(Instr::OpImm {
+                    op: AluOp::Add,
+                    rd: lim,
+                    rs1: lim,
+                    imm: 1,
+                });
+                self.emit(Instr::OpImm {
+                    op: AluOp::Add,
+                    rd: cnt,
+                    rs1: 0,
+                    imm: 0,
+                });
                 let top = self.label();
                 self.items.push(Item::Label(top));
                 let k = self.rng.gen_range(1..4);
                 self.statements(k, depth + 1, loop_level + 1, in_function);
-                self.emit(Instr::OpImm { op: AluOp::Add, rd: cnt, rs1: cnt, imm: 1 });
+                self.emit(Instr::OpImm {
+                    op: AluOp::Add,
+                    rd: cnt,
+                    rs1: cnt,
+                    imm: 1,
+                });
                 self.items.push(Item::Branch(BranchOp::Blt, cnt, lim, top));
             } else if r < 86 && !in_function && !self.function_labels.is_empty() {
                 let f = self.function_labels[self.rng.gen_range(0..self.function_labels.len())];
@@ -281,9 +348,15 @@ impl Gen {
             } else if r < 89 && !in_function && depth > 0 && loop_level == 0 {
                 // Some threads leave early: inside an `if`, never in a loop (a branch whose paths only
                 // meet at the exit reconverges `Never`, and in a loop that would grow the stack).
-                self.emit(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
+                self.emit(Instr::Simt {
+                    op: SimtOp::Exit,
+                    rs1: 0,
+                });
             } else if r < 92 && !in_function && depth == 0 && loop_level == 0 {
-                self.emit(Instr::Simt { op: SimtOp::Bar, rs1: 0 });
+                self.emit(Instr::Simt {
+                    op: SimtOp::Bar,
+                    rs1: 0,
+                });
             } else {
                 self.alu();
             }
@@ -299,12 +372,20 @@ impl Gen {
             let (op, a, b) = self.condition();
             let skip = self.label();
             self.items.push(Item::Branch(op, a, b, skip));
-            self.emit(Instr::Jalr { rd: 0, rs1: 1, imm: 0 });
+            self.emit(Instr::Jalr {
+                rd: 0,
+                rs1: 1,
+                imm: 0,
+            });
             self.items.push(Item::Label(skip));
             let k = self.rng.gen_range(1..4);
             self.statements(k, 1, role::LOOPS.len(), true);
         }
-        self.emit(Instr::Jalr { rd: 0, rs1: 1, imm: 0 });
+        self.emit(Instr::Jalr {
+            rd: 0,
+            rs1: 1,
+            imm: 0,
+        });
     }
 }
 
@@ -313,7 +394,12 @@ fn li(items: &mut Vec<Item>, rd: Reg, value: u32) {
     let lo = ((value as i32) << 20) >> 20;
     let hi = value.wrapping_sub(lo as u32);
     items.push(Item::I(Instr::Lui { rd, imm: hi as i32 }));
-    items.push(Item::I(Instr::OpImm { op: AluOp::Add, rd, rs1: rd, imm: lo }));
+    items.push(Item::I(Instr::OpImm {
+        op: AluOp::Add,
+        rd,
+        rs1: rd,
+        imm: lo,
+    }));
 }
 
 /// Generate the program of `seed` for warps of `lanes` threads and SMs of up to `max_block`
@@ -339,33 +425,111 @@ pub fn generate(seed: u64, lanes: u32, max_block: u32, opts: &Options) -> Progra
 
     // Prologue: a0 = params; s0 = data + gtid * DATA_WORDS*4; s1 = SMEM + tid * SHARED_WORDS*4;
     // pool registers start from the thread's data words and ids.
-    g.emit(Instr::Csr { op: CsrOp::Rs, rd: role::PARAM, src: 0, csr: csr::PARAM });
-    g.emit(Instr::Load { op: LoadOp::Lw, rd: role::DATA, rs1: role::PARAM, imm: 0 });
-    g.emit(Instr::Csr { op: CsrOp::Rs, rd: 5, src: 0, csr: csr::GTID });
-    g.emit(Instr::OpImm { op: AluOp::Sll, rd: 6, rs1: 5, imm: (DATA_WORDS * 4).trailing_zeros() as i32 });
-    g.emit(Instr::Op { op: AluOp::Add, rd: role::DATA, rs1: role::DATA, rs2: 6 });
-    g.emit(Instr::Csr { op: CsrOp::Rs, rd: 7, src: 0, csr: csr::TID });
-    g.emit(Instr::OpImm { op: AluOp::Sll, rd: role::SHARED, rs1: 7, imm: (SHARED_WORDS * 4).trailing_zeros() as i32 });
+    g.emit(Instr::Csr {
+        op: CsrOp::Rs,
+        rd: role::PARAM,
+        src: 0,
+        csr: csr::PARAM,
+    });
+    g.emit(Instr::Load {
+        op: LoadOp::Lw,
+        rd: role::DATA,
+        rs1: role::PARAM,
+        imm: 0,
+    });
+    g.emit(Instr::Csr {
+        op: CsrOp::Rs,
+        rd: 5,
+        src: 0,
+        csr: csr::GTID,
+    });
+    g.emit(Instr::OpImm {
+        op: AluOp::Sll,
+        rd: 6,
+        rs1: 5,
+        imm: (DATA_WORDS * 4).trailing_zeros() as i32,
+    });
+    g.emit(Instr::Op {
+        op: AluOp::Add,
+        rd: role::DATA,
+        rs1: role::DATA,
+        rs2: 6,
+    });
+    g.emit(Instr::Csr {
+        op: CsrOp::Rs,
+        rd: 7,
+        src: 0,
+        csr: csr::TID,
+    });
+    g.emit(Instr::OpImm {
+        op: AluOp::Sll,
+        rd: role::SHARED,
+        rs1: 7,
+        imm: (SHARED_WORDS * 4).trailing_zeros() as i32,
+    });
     let mut tmp = Vec::new();
     li(&mut tmp, 11, memmap::SMEM_BASE);
     g.items.extend(tmp);
-    g.emit(Instr::Op { op: AluOp::Add, rd: role::SHARED, rs1: role::SHARED, rs2: 11 });
+    g.emit(Instr::Op {
+        op: AluOp::Add,
+        rd: role::SHARED,
+        rs1: role::SHARED,
+        rs2: 11,
+    });
     for (i, &r) in POOL.iter().enumerate().skip(3) {
         let w = (i as u32 % DATA_WORDS) * 4;
-        g.emit(Instr::Load { op: LoadOp::Lw, rd: r, rs1: role::DATA, imm: w as i32 });
+        g.emit(Instr::Load {
+            op: LoadOp::Lw,
+            rd: r,
+            rs1: role::DATA,
+            imm: w as i32,
+        });
     }
     let n = g.opts.statements;
     g.statements(n, 0, 0, false);
     // Epilogue: out[gtid * POOL.len() + i] = pool[i]; then exit.
-    g.emit(Instr::Load { op: LoadOp::Lw, rd: 28, rs1: role::PARAM, imm: 4 });
-    g.emit(Instr::Csr { op: CsrOp::Rs, rd: 29, src: 0, csr: csr::GTID });
-    g.emit(Instr::OpImm { op: AluOp::Add, rd: 30, rs1: 0, imm: POOL.len() as i32 * 4 });
-    g.emit(Instr::MulDiv { op: MulDivOp::Mul, rd: 29, rs1: 29, rs2: 30 });
-    g.emit(Instr::Op { op: AluOp::Add, rd: 28, rs1: 28, rs2: 29 });
+    g.emit(Instr::Load {
+        op: LoadOp::Lw,
+        rd: 28,
+        rs1: role::PARAM,
+        imm: 4,
+    });
+    g.emit(Instr::Csr {
+        op: CsrOp::Rs,
+        rd: 29,
+        src: 0,
+        csr: csr::GTID,
+    });
+    g.emit(Instr::OpImm {
+        op: AluOp::Add,
+        rd: 30,
+        rs1: 0,
+        imm: POOL.len() as i32 * 4,
+    });
+    g.emit(Instr::MulDiv {
+        op: MulDivOp::Mul,
+        rd: 29,
+        rs1: 29,
+        rs2: 30,
+    });
+    g.emit(Instr::Op {
+        op: AluOp::Add,
+        rd: 28,
+        rs1: 28,
+        rs2: 29,
+    });
     for (i, &r) in POOL.iter().enumerate() {
-        g.emit(Instr::Store { op: StoreOp::Sw, rs1: 28, rs2: r, imm: i as i32 * 4 });
+        g.emit(Instr::Store {
+            op: StoreOp::Sw,
+            rs1: 28,
+            rs2: r,
+            imm: i as i32 * 4,
+        });
     }
-    g.emit(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
+    g.emit(Instr::Simt {
+        op: SimtOp::Exit,
+        rs1: 0,
+    });
     for f in g.function_labels.clone() {
         g.function(f);
     }
@@ -385,9 +549,20 @@ pub fn generate(seed: u64, lanes: u32, max_block: u32, opts: &Options) -> Progra
         let i = match *it {
             Item::Label(_) => continue,
             Item::I(i) => i,
-            Item::Branch(op, rs1, rs2, l) => Instr::Branch { op, rs1, rs2, imm: addr[l].wrapping_sub(pc) as i32 },
-            Item::Jump(l) => Instr::Jal { rd: 0, imm: addr[l].wrapping_sub(pc) as i32 },
-            Item::Call(l) => Instr::Jal { rd: 1, imm: addr[l].wrapping_sub(pc) as i32 },
+            Item::Branch(op, rs1, rs2, l) => Instr::Branch {
+                op,
+                rs1,
+                rs2,
+                imm: addr[l].wrapping_sub(pc) as i32,
+            },
+            Item::Jump(l) => Instr::Jal {
+                rd: 0,
+                imm: addr[l].wrapping_sub(pc) as i32,
+            },
+            Item::Call(l) => Instr::Jal {
+                rd: 1,
+                imm: addr[l].wrapping_sub(pc) as i32,
+            },
         };
         words.push(encode(&i));
     }

@@ -40,7 +40,9 @@ pub fn run_thread(
     let mut x = [0u32; 32];
     let mut pc = entry;
     for step in 0..max_steps {
-        let w = *words.get((pc / 4) as usize).ok_or(ScalarError::Unsupported(pc))?;
+        let w = *words
+            .get((pc / 4) as usize)
+            .ok_or(ScalarError::Unsupported(pc))?;
         let i = decode(w).map_err(|_| ScalarError::Unsupported(pc))?;
         let mut next = pc.wrapping_add(4);
         let set = |x: &mut [u32; 32], r: u8, v: u32| {
@@ -81,7 +83,8 @@ pub fn run_thread(
                     LoadOp::Lh | LoadOp::Lhu => 2,
                     LoadOp::Lw => 4,
                 };
-                let bytes = slice(gmem, smem, addr, size).ok_or(ScalarError::Memory { pc, addr })?;
+                let bytes =
+                    slice(gmem, smem, addr, size).ok_or(ScalarError::Memory { pc, addr })?;
                 let mut buf = [0u8; 4];
                 buf[..size].copy_from_slice(bytes);
                 let raw = u32::from_le_bytes(buf);
@@ -100,7 +103,8 @@ pub fn run_thread(
                     StoreOp::Sw => 4,
                 };
                 let v = x[rs2 as usize].to_le_bytes();
-                let bytes = slice(gmem, smem, addr, size).ok_or(ScalarError::Memory { pc, addr })?;
+                let bytes =
+                    slice(gmem, smem, addr, size).ok_or(ScalarError::Memory { pc, addr })?;
                 bytes.copy_from_slice(&v[..size]);
             }
             Instr::OpImm { op, rd, rs1, imm } => {
@@ -131,7 +135,12 @@ pub fn run_thread(
                 };
                 set(&mut x, rd, v);
             }
-            Instr::Csr { op: CsrOp::Rs, rd, src: 0, csr } => {
+            Instr::Csr {
+                op: CsrOp::Rs,
+                rd,
+                src: 0,
+                csr,
+            } => {
                 let v = match csr {
                     csr::TID => ids.tid,
                     csr::CTAID => ids.ctaid,
@@ -143,8 +152,13 @@ pub fn run_thread(
                 };
                 set(&mut x, rd, v);
             }
-            Instr::Simt { op: SimtOp::Exit, .. } => return Ok(step + 1),
-            Instr::Simt { op: SimtOp::Bar, .. } | Instr::Fence => {}
+            Instr::Simt {
+                op: SimtOp::Exit, ..
+            } => return Ok(step + 1),
+            Instr::Simt {
+                op: SimtOp::Bar, ..
+            }
+            | Instr::Fence => {}
             _ => return Err(ScalarError::Unsupported(pc)),
         }
         pc = next;
@@ -168,8 +182,13 @@ fn alu(op: AluOp, a: u32, b: u32) -> u32 {
     }
 }
 
-fn slice<'a>(gmem: &'a mut [u8], smem: &'a mut [u8], addr: u32, size: usize) -> Option<&'a mut [u8]> {
-    if addr % size as u32 != 0 {
+fn slice<'a>(
+    gmem: &'a mut [u8],
+    smem: &'a mut [u8],
+    addr: u32,
+    size: usize,
+) -> Option<&'a mut [u8]> {
+    if !addr.is_multiple_of(size as u32) {
         return None;
     }
     let (mem, off) = if addr >= memmap::GMEM_BASE {

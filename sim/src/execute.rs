@@ -169,7 +169,12 @@ pub fn execute(
                 .filter(|&l| target_of(l) == target)
                 .fold(0u32, |m, l| m | 1 << l);
             if target % 4 != 0 {
-                return fault(c, FaultCause::MisalignedFetch, Some(first_lane), Some(target));
+                return fault(
+                    c,
+                    FaultCause::MisalignedFetch,
+                    Some(first_lane),
+                    Some(target),
+                );
             }
             if group != mask {
                 if rd == 0 {
@@ -179,7 +184,11 @@ pub fn execute(
                 // Divergent indirect call: the lowest lane's group goes now, the rest re-executes
                 // this jalr later; all reconverge after the call (docs/isa.md §4).
                 let ret = pc.wrapping_add(4);
-                if warp.stack.split(ret, (pc, mask & !group), (target, group)).is_err() {
+                if warp
+                    .stack
+                    .split(ret, (pc, mask & !group), (target, group))
+                    .is_err()
+                {
                     return fault(c, FaultCause::SimtStackOverflow, None, None);
                 }
                 stats.divergent_calls += 1;
@@ -239,7 +248,7 @@ pub fn execute(
             let mut vals = [0u32; MAX_LANES];
             for l in lanes_of(mask) {
                 let addr = regs[rd_of(rs1, l)].wrapping_add(imm as u32);
-                if addr % size != 0 {
+                if !addr.is_multiple_of(size) {
                     return fault(c, FaultCause::MisalignedLoad, Some(l), Some(addr));
                 }
                 let raw = match resolve(addr, size, gmem, smem.len()) {
@@ -272,7 +281,7 @@ pub fn execute(
             let mut shared = 0u32;
             for l in lanes_of(mask) {
                 let addr = regs[rd_of(rs1, l)].wrapping_add(imm as u32);
-                if addr % size != 0 {
+                if !addr.is_multiple_of(size) {
                     return fault(c, FaultCause::MisalignedStore, Some(l), Some(addr));
                 }
                 targets[l] = match resolve(addr, size, gmem, smem.len()) {
@@ -285,7 +294,11 @@ pub fn execute(
                 };
                 rec.addr[l] = addr;
                 let v = regs[rd_of(rs2, l)];
-                rec.data[l] = if size == 4 { v } else { v & ((1 << (8 * size)) - 1) };
+                rec.data[l] = if size == 4 {
+                    v
+                } else {
+                    v & ((1 << (8 * size)) - 1)
+                };
             }
             // Lanes write in increasing order: for one address the highest lane's data stays.
             for l in lanes_of(mask) {
@@ -302,10 +315,18 @@ pub fn execute(
             write_lanes!(rd, mask, |l| alu(op, regs[rd_of(rs1, l)], imm as u32))
         }
         Instr::Op { op, rd, rs1, rs2 } => {
-            write_lanes!(rd, mask, |l| alu(op, regs[rd_of(rs1, l)], regs[rd_of(rs2, l)]))
+            write_lanes!(rd, mask, |l| alu(
+                op,
+                regs[rd_of(rs1, l)],
+                regs[rd_of(rs2, l)]
+            ))
         }
         Instr::MulDiv { op, rd, rs1, rs2 } => {
-            write_lanes!(rd, mask, |l| muldiv(op, regs[rd_of(rs1, l)], regs[rd_of(rs2, l)]))
+            write_lanes!(rd, mask, |l| muldiv(
+                op,
+                regs[rd_of(rs1, l)],
+                regs[rd_of(rs2, l)]
+            ))
         }
         Instr::Fence => {}
         Instr::Ecall => return fault(c, FaultCause::Ecall, None, None),

@@ -192,10 +192,14 @@ impl Gpu {
         }
         let cfg = &self.cfg;
         if grid == 0 {
-            return Err(SimError::Launch("the grid must have at least one CTA".into()));
+            return Err(SimError::Launch(
+                "the grid must have at least one CTA".into(),
+            ));
         }
         if block == 0 {
-            return Err(SimError::Launch("a CTA must have at least one thread".into()));
+            return Err(SimError::Launch(
+                "a CTA must have at least one thread".into(),
+            ));
         }
         let max_block = cfg.warps * cfg.lanes;
         if block > max_block {
@@ -231,7 +235,9 @@ impl Gpu {
 
     /// Give CTAs to SMs in index order while they have room (docs/isa.md §6).
     fn dispatch(&mut self) {
-        let Some(l) = self.launch.as_mut() else { return };
+        let Some(l) = self.launch.as_mut() else {
+            return;
+        };
         let lanes = self.cfg.lanes;
         for sm in self.sms.iter_mut() {
             while l.next_cta < l.grid
@@ -321,7 +327,8 @@ impl Gpu {
 
     /// Register `r` of `lane` in a warp slot.
     pub fn reg(&self, sm: u32, warp: u32, lane: u32, r: u8) -> u32 {
-        self.sms[sm as usize].warps[warp as usize].regs[r as usize * self.cfg.lanes as usize + lane as usize]
+        self.sms[sm as usize].warps[warp as usize].regs
+            [r as usize * self.cfg.lanes as usize + lane as usize]
     }
 
     /// The CTA running on a warp slot, if any.

@@ -27,7 +27,6 @@ impl GlobalMemory {
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.bytes
     }
-
 }
 
 /// Read `size` (1, 2, 4) bytes little-endian from `mem[off..]`.

@@ -119,13 +119,34 @@ mod tests {
         s.reset(0, 0b1111);
         s.set_pc(8);
         s.split(40, (12, 0b1110), (100, 0b0001)).unwrap();
-        assert_eq!(s.top(), Some(&StackEntry { rpc: 40, pc: 100, mask: 1 }));
+        assert_eq!(
+            s.top(),
+            Some(&StackEntry {
+                rpc: 40,
+                pc: 100,
+                mask: 1
+            })
+        );
         s.set_pc(40);
         s.settle();
-        assert_eq!(s.top(), Some(&StackEntry { rpc: 40, pc: 12, mask: 0b1110 }));
+        assert_eq!(
+            s.top(),
+            Some(&StackEntry {
+                rpc: 40,
+                pc: 12,
+                mask: 0b1110
+            })
+        );
         s.set_pc(40);
         s.settle();
-        assert_eq!(s.top(), Some(&StackEntry { rpc: RPC_NONE, pc: 40, mask: 0b1111 }));
+        assert_eq!(
+            s.top(),
+            Some(&StackEntry {
+                rpc: RPC_NONE,
+                pc: 40,
+                mask: 0b1111
+            })
+        );
         assert_eq!(s.len(), 1);
     }
 
@@ -145,7 +166,14 @@ mod tests {
         s.split(RPC_NONE, (4, 0b01), (8, 0b10)).unwrap();
         s.exit(0b10);
         s.settle();
-        assert_eq!(s.top(), Some(&StackEntry { rpc: RPC_NONE, pc: 4, mask: 0b01 }));
+        assert_eq!(
+            s.top(),
+            Some(&StackEntry {
+                rpc: RPC_NONE,
+                pc: 4,
+                mask: 0b01
+            })
+        );
         s.exit(0b01);
         s.settle();
         assert!(s.is_empty());

@@ -34,16 +34,29 @@ fn check(cfg: &GpuConfig, p: &Program) -> u64 {
     gpu.write(data, &data_bytes).unwrap();
     let out = gpu.alloc(p.output_words() * 4).unwrap();
     let param = gpu.alloc(8).unwrap();
-    gpu.write(param, &[data.to_le_bytes(), out.to_le_bytes()].concat()).unwrap();
+    gpu.write(param, &[data.to_le_bytes(), out.to_le_bytes()].concat())
+        .unwrap();
     let mut expected = gpu.global_memory().to_vec();
     gpu.launch(p.grid, p.block, param).unwrap();
     let outcome = gpu.run(1_000_000);
-    assert_eq!(outcome, RunOutcome::Finished, "seed {} on {}", p.seed, cfg.name);
+    assert_eq!(
+        outcome,
+        RunOutcome::Finished,
+        "seed {} on {}",
+        p.seed,
+        cfg.name
+    );
 
     for cta in 0..p.grid {
         let mut smem = vec![0u8; p.shared_bytes as usize];
         for tid in 0..p.block {
-            let ids = ThreadIds { tid, ctaid: cta, ntid: p.block, lanes: cfg.lanes, param };
+            let ids = ThreadIds {
+                tid,
+                ctaid: cta,
+                ntid: p.block,
+                lanes: cfg.lanes,
+                param,
+            };
             run_thread(&p.words, p.entry, ids, &mut expected, &mut smem, 1_000_000)
                 .unwrap_or_else(|e| panic!("seed {}: scalar reference: {e}", p.seed));
         }
@@ -76,6 +89,10 @@ fn random_programs_match_scalar_reference() {
             divergent += check(&cfg, &p);
         }
         // The generator must really exercise divergence.
-        assert!(n < 10 || divergent >= n, "only {divergent} divergent branches in {n} programs on {}", cfg.name);
+        assert!(
+            n < 10 || divergent >= n,
+            "only {divergent} divergent branches in {n} programs on {}",
+            cfg.name
+        );
     }
 }

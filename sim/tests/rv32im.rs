@@ -29,12 +29,21 @@ impl Cases {
         let mut asm = Asm::new();
         prologue(&mut asm);
         param(&mut asm, OUT, 0);
-        Cases { asm, expected: Vec::new(), names: Vec::new() }
+        Cases {
+            asm,
+            expected: Vec::new(),
+            names: Vec::new(),
+        }
     }
 
     fn store_result(&mut self, name: String, expected: u32) {
         let k = self.expected.len() as i32;
-        self.asm.i(Instr::Store { op: StoreOp::Sw, rs1: OUT, rs2: R, imm: 4 * k });
+        self.asm.i(Instr::Store {
+            op: StoreOp::Sw,
+            rs1: OUT,
+            rs2: R,
+            imm: 4 * k,
+        });
         self.expected.push(expected);
         self.names.push(name);
     }
@@ -42,31 +51,49 @@ impl Cases {
     fn rr(&mut self, op: AluOp, a: u32, b: u32, expected: u32) {
         li(&mut self.asm, A, a);
         li(&mut self.asm, B, b);
-        self.asm.i(Instr::Op { op, rd: R, rs1: A, rs2: B });
+        self.asm.i(Instr::Op {
+            op,
+            rd: R,
+            rs1: A,
+            rs2: B,
+        });
         self.store_result(format!("{op:?} {a:#x}, {b:#x}"), expected);
     }
 
     fn ri(&mut self, op: AluOp, a: u32, imm: i32, expected: u32) {
         li(&mut self.asm, A, a);
-        self.asm.i(Instr::OpImm { op, rd: R, rs1: A, imm });
+        self.asm.i(Instr::OpImm {
+            op,
+            rd: R,
+            rs1: A,
+            imm,
+        });
         self.store_result(format!("{op:?}i {a:#x}, {imm}"), expected);
     }
 
     fn md(&mut self, op: MulDivOp, a: u32, b: u32, expected: u32) {
         li(&mut self.asm, A, a);
         li(&mut self.asm, B, b);
-        self.asm.i(Instr::MulDiv { op, rd: R, rs1: A, rs2: B });
+        self.asm.i(Instr::MulDiv {
+            op,
+            rd: R,
+            rs1: A,
+            rs2: B,
+        });
         self.store_result(format!("{op:?} {a:#x}, {b:#x}"), expected);
     }
 
     fn run(mut self, cfg: &GpuConfig) {
-        self.asm.i(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
+        self.asm.i(Instr::Simt {
+            op: SimtOp::Exit,
+            rs1: 0,
+        });
         let n = self.expected.len();
         let (mut gpu, bufs) = launch(cfg, self.asm.finish(), 1, 1, &[vec![0; n]], &[]);
         assert_eq!(gpu.run(100_000), RunOutcome::Finished);
         let got = read_words(&gpu, bufs[0], n);
-        for k in 0..n {
-            assert_eq!(got[k], self.expected[k], "{}: got {:#x}, expected {:#x}", self.names[k], got[k], self.expected[k]);
+        for ((g, e), name) in got.iter().zip(&self.expected).zip(&self.names) {
+            assert_eq!(g, e, "{name}: got {g:#x}, expected {e:#x}");
         }
     }
 }
@@ -147,17 +174,33 @@ fn multiply_divide_edge_cases() {
 #[test]
 fn upper_immediates_jumps_and_x0() {
     let mut c = Cases::new();
-    c.asm.i(Instr::Lui { rd: R, imm: 0x1234_5000 });
+    c.asm.i(Instr::Lui {
+        rd: R,
+        imm: 0x1234_5000,
+    });
     c.store_result("lui".into(), 0x1234_5000);
     let pc = c.asm.pc();
     c.asm.i(Instr::Auipc { rd: R, imm: 0x2000 });
     c.store_result("auipc".into(), pc + 0x2000);
     let pc = c.asm.pc();
-    c.asm.i(Instr::Auipc { rd: R, imm: 0xfffff000u32 as i32 });
+    c.asm.i(Instr::Auipc {
+        rd: R,
+        imm: 0xfffff000u32 as i32,
+    });
     c.store_result("auipc negative".into(), pc.wrapping_sub(0x1000));
     // x0 ignores writes.
-    c.asm.i(Instr::OpImm { op: AluOp::Add, rd: 0, rs1: 0, imm: 5 });
-    c.asm.i(Instr::Op { op: AluOp::Add, rd: R, rs1: 0, rs2: 0 });
+    c.asm.i(Instr::OpImm {
+        op: AluOp::Add,
+        rd: 0,
+        rs1: 0,
+        imm: 5,
+    });
+    c.asm.i(Instr::Op {
+        op: AluOp::Add,
+        rd: R,
+        rs1: 0,
+        rs2: 0,
+    });
     c.store_result("x0 stays zero".into(), 0);
     // jal links pc+4 and skips one instruction.
     let jal_pc = c.asm.pc();
@@ -168,7 +211,11 @@ fn upper_immediates_jumps_and_x0() {
     let target_pc = c.asm.pc() + 16;
     li(&mut c.asm, A, target_pc);
     let jalr_pc = c.asm.pc();
-    c.asm.i(Instr::Jalr { rd: R, rs1: A, imm: 1 });
+    c.asm.i(Instr::Jalr {
+        rd: R,
+        rs1: A,
+        imm: 1,
+    });
     c.asm.i(Instr::Ebreak); // skipped
     assert_eq!(c.asm.pc(), target_pc);
     c.store_result("jalr link".into(), jalr_pc + 4);
@@ -198,10 +245,20 @@ fn branches_both_ways() {
         let t = c.asm.label();
         let end = c.asm.label();
         c.asm.branch(op, A, B, t);
-        c.asm.i(Instr::OpImm { op: AluOp::Add, rd: R, rs1: 0, imm: 0 });
+        c.asm.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: R,
+            rs1: 0,
+            imm: 0,
+        });
         c.asm.jal(0, end);
         c.asm.place(t);
-        c.asm.i(Instr::OpImm { op: AluOp::Add, rd: R, rs1: 0, imm: 1 });
+        c.asm.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: R,
+            rs1: 0,
+            imm: 1,
+        });
         c.asm.place(end);
         c.store_result(format!("{op:?} {a:#x} {b:#x}"), taken as u32);
     }
@@ -225,16 +282,46 @@ fn loads_and_stores_sizes_and_sign_extension() {
         (LoadOp::Lw, 0, 0x8bad_f00d),
     ];
     for (k, &(op, off, _)) in loads.iter().enumerate() {
-        a.i(Instr::Load { op, rd: R, rs1: 18, imm: off });
-        a.i(Instr::Store { op: StoreOp::Sw, rs1: OUT, rs2: R, imm: 4 * k as i32 });
+        a.i(Instr::Load {
+            op,
+            rd: R,
+            rs1: 18,
+            imm: off,
+        });
+        a.i(Instr::Store {
+            op: StoreOp::Sw,
+            rs1: OUT,
+            rs2: R,
+            imm: 4 * k as i32,
+        });
     }
     // Partial stores into a zero word: sb at byte 1, sh at half 1.
     let base = 4 * loads.len() as i32;
     li(&mut a, R, 0x1234_56aa);
-    a.i(Instr::Store { op: StoreOp::Sb, rs1: OUT, rs2: R, imm: base + 1 });
-    a.i(Instr::Store { op: StoreOp::Sh, rs1: OUT, rs2: R, imm: base + 6 });
-    a.i(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
-    let (mut gpu, bufs) = launch(&cfg, a.finish(), 1, 1, &[vec![0x8bad_f00d], vec![0; loads.len() + 2]], &[]);
+    a.i(Instr::Store {
+        op: StoreOp::Sb,
+        rs1: OUT,
+        rs2: R,
+        imm: base + 1,
+    });
+    a.i(Instr::Store {
+        op: StoreOp::Sh,
+        rs1: OUT,
+        rs2: R,
+        imm: base + 6,
+    });
+    a.i(Instr::Simt {
+        op: SimtOp::Exit,
+        rs1: 0,
+    });
+    let (mut gpu, bufs) = launch(
+        &cfg,
+        a.finish(),
+        1,
+        1,
+        &[vec![0x8bad_f00d], vec![0; loads.len() + 2]],
+        &[],
+    );
     assert_eq!(gpu.run(10_000), RunOutcome::Finished);
     let got = read_words(&gpu, bufs[1], loads.len() + 2);
     for (k, &(op, off, exp)) in loads.iter().enumerate() {
@@ -268,14 +355,37 @@ fn csrs_per_lane() {
     prologue(&mut a);
     param(&mut a, OUT, 0);
     csrr(&mut a, 9, csr::GTID);
-    a.i(Instr::OpImm { op: AluOp::Add, rd: A, rs1: 0, imm: 4 * ids.len() as i32 });
-    a.i(Instr::MulDiv { op: MulDivOp::Mul, rd: A, rs1: 9, rs2: A });
-    a.i(Instr::Op { op: AluOp::Add, rd: OUT, rs1: OUT, rs2: A });
+    a.i(Instr::OpImm {
+        op: AluOp::Add,
+        rd: A,
+        rs1: 0,
+        imm: 4 * ids.len() as i32,
+    });
+    a.i(Instr::MulDiv {
+        op: MulDivOp::Mul,
+        rd: A,
+        rs1: 9,
+        rs2: A,
+    });
+    a.i(Instr::Op {
+        op: AluOp::Add,
+        rd: OUT,
+        rs1: OUT,
+        rs2: A,
+    });
     for (k, &c) in ids.iter().enumerate() {
         csrr(&mut a, R, c);
-        a.i(Instr::Store { op: StoreOp::Sw, rs1: OUT, rs2: R, imm: 4 * k as i32 });
+        a.i(Instr::Store {
+            op: StoreOp::Sw,
+            rs1: OUT,
+            rs2: R,
+            imm: 4 * k as i32,
+        });
     }
-    a.i(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
+    a.i(Instr::Simt {
+        op: SimtOp::Exit,
+        rs1: 0,
+    });
     let n = 12 * ids.len();
     let (mut gpu, bufs) = launch(&cfg, a.finish(), 2, 6, &[vec![0; n]], &[]);
     assert_eq!(gpu.run(10_000), RunOutcome::Finished);
@@ -315,7 +425,10 @@ fn program(body: impl FnOnce(&mut Asm)) -> Vec<u32> {
     prologue(&mut a);
     param(&mut a, OUT, 0);
     body(&mut a);
-    a.i(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
+    a.i(Instr::Simt {
+        op: SimtOp::Exit,
+        rs1: 0,
+    });
     a.finish()
 }
 
@@ -324,28 +437,194 @@ fn faults_name_sm_warp_pc_and_cause() {
     let cfg = GpuConfig::tiny();
     let at = 8; // first instruction after the 2-instruction prologue
     let cases: Vec<(Vec<u32>, FaultCause, Option<u32>)> = vec![
-        (program(|a| { a.i(Instr::Load { op: LoadOp::Lw, rd: R, rs1: OUT, imm: 2 }); }), FaultCause::MisalignedLoad, None),
-        (program(|a| { a.i(Instr::Load { op: LoadOp::Lh, rd: R, rs1: OUT, imm: 1 }); }), FaultCause::MisalignedLoad, None),
-        (program(|a| { a.i(Instr::Store { op: StoreOp::Sw, rs1: OUT, rs2: 0, imm: 1 }); }), FaultCause::MisalignedStore, None),
-        (program(|a| { a.i(Instr::Store { op: StoreOp::Sh, rs1: OUT, rs2: 0, imm: 3 }); }), FaultCause::MisalignedStore, None),
+        (
+            program(|a| {
+                a.i(Instr::Load {
+                    op: LoadOp::Lw,
+                    rd: R,
+                    rs1: OUT,
+                    imm: 2,
+                });
+            }),
+            FaultCause::MisalignedLoad,
+            None,
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Load {
+                    op: LoadOp::Lh,
+                    rd: R,
+                    rs1: OUT,
+                    imm: 1,
+                });
+            }),
+            FaultCause::MisalignedLoad,
+            None,
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Store {
+                    op: StoreOp::Sw,
+                    rs1: OUT,
+                    rs2: 0,
+                    imm: 1,
+                });
+            }),
+            FaultCause::MisalignedStore,
+            None,
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Store {
+                    op: StoreOp::Sh,
+                    rs1: OUT,
+                    rs2: 0,
+                    imm: 3,
+                });
+            }),
+            FaultCause::MisalignedStore,
+            None,
+        ),
         // Instruction memory is not data memory.
-        (program(|a| { a.i(Instr::Load { op: LoadOp::Lw, rd: R, rs1: 0, imm: 0 }); }), FaultCause::OutOfRangeLoad, Some(0)),
-        (program(|a| { a.i(Instr::Store { op: StoreOp::Sw, rs1: 0, rs2: 0, imm: 0x100 }); }), FaultCause::OutOfRangeStore, Some(0x100)),
+        (
+            program(|a| {
+                a.i(Instr::Load {
+                    op: LoadOp::Lw,
+                    rd: R,
+                    rs1: 0,
+                    imm: 0,
+                });
+            }),
+            FaultCause::OutOfRangeLoad,
+            Some(0),
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Store {
+                    op: StoreOp::Sw,
+                    rs1: 0,
+                    rs2: 0,
+                    imm: 0x100,
+                });
+            }),
+            FaultCause::OutOfRangeStore,
+            Some(0x100),
+        ),
         // The shared window holds nothing for a kernel without shared variables.
-        (program(|a| { a.i(Instr::Lui { rd: A, imm: 0x1000_0000 }); a.i(Instr::Load { op: LoadOp::Lw, rd: R, rs1: A, imm: 0 }); }), FaultCause::OutOfRangeLoad, Some(0x1000_0000)),
-        (program(|a| { a.i(Instr::Jal { rd: 0, imm: 6 }); }), FaultCause::MisalignedFetch, Some(at + 6)),
-        (program(|a| { a.i(Instr::OpImm { op: AluOp::Add, rd: A, rs1: 0, imm: 0x102 }); a.i(Instr::Jalr { rd: 1, rs1: A, imm: 0 }); }), FaultCause::MisalignedFetch, Some(0x102)),
-        (program(|a| { a.i(Instr::Lui { rd: A, imm: 0x0010_0000 }); a.i(Instr::Jalr { rd: 1, rs1: A, imm: 0 }); }), FaultCause::OutOfRangeFetch, Some(0x0010_0000)),
-        (program(|a| { a.i(Instr::Csr { op: CsrOp::Rw, rd: R, src: A, csr: csr::TID }); }), FaultCause::IllegalInstruction, None),
-        (program(|a| { a.i(Instr::Csr { op: CsrOp::Rsi, rd: R, src: 1, csr: csr::TID }); }), FaultCause::IllegalInstruction, None),
-        (program(|a| { a.i(Instr::Csr { op: CsrOp::Rs, rd: R, src: 0, csr: 0x300 }); }), FaultCause::IllegalInstruction, None),
-        (program(|a| { a.i(Instr::Ecall); }), FaultCause::Ecall, None),
-        (program(|a| { a.i(Instr::Ebreak); }), FaultCause::Breakpoint, None),
+        (
+            program(|a| {
+                a.i(Instr::Lui {
+                    rd: A,
+                    imm: 0x1000_0000,
+                });
+                a.i(Instr::Load {
+                    op: LoadOp::Lw,
+                    rd: R,
+                    rs1: A,
+                    imm: 0,
+                });
+            }),
+            FaultCause::OutOfRangeLoad,
+            Some(0x1000_0000),
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Jal { rd: 0, imm: 6 });
+            }),
+            FaultCause::MisalignedFetch,
+            Some(at + 6),
+        ),
+        (
+            program(|a| {
+                a.i(Instr::OpImm {
+                    op: AluOp::Add,
+                    rd: A,
+                    rs1: 0,
+                    imm: 0x102,
+                });
+                a.i(Instr::Jalr {
+                    rd: 1,
+                    rs1: A,
+                    imm: 0,
+                });
+            }),
+            FaultCause::MisalignedFetch,
+            Some(0x102),
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Lui {
+                    rd: A,
+                    imm: 0x0010_0000,
+                });
+                a.i(Instr::Jalr {
+                    rd: 1,
+                    rs1: A,
+                    imm: 0,
+                });
+            }),
+            FaultCause::OutOfRangeFetch,
+            Some(0x0010_0000),
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Csr {
+                    op: CsrOp::Rw,
+                    rd: R,
+                    src: A,
+                    csr: csr::TID,
+                });
+            }),
+            FaultCause::IllegalInstruction,
+            None,
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Csr {
+                    op: CsrOp::Rsi,
+                    rd: R,
+                    src: 1,
+                    csr: csr::TID,
+                });
+            }),
+            FaultCause::IllegalInstruction,
+            None,
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Csr {
+                    op: CsrOp::Rs,
+                    rd: R,
+                    src: 0,
+                    csr: 0x300,
+                });
+            }),
+            FaultCause::IllegalInstruction,
+            None,
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Ecall);
+            }),
+            FaultCause::Ecall,
+            None,
+        ),
+        (
+            program(|a| {
+                a.i(Instr::Ebreak);
+            }),
+            FaultCause::Breakpoint,
+            None,
+        ),
     ];
     for (k, (words, cause, addr)) in cases.into_iter().enumerate() {
         let f = fault_of(&cfg, words, 1);
         assert_eq!((f.sm, f.warp, f.cause), (0, 0, cause), "case {k}: {f}");
-        let expected_pc = if cause == FaultCause::OutOfRangeFetch { 0x0010_0000 } else { f.pc };
+        let expected_pc = if cause == FaultCause::OutOfRangeFetch {
+            0x0010_0000
+        } else {
+            f.pc
+        };
         assert_eq!(f.pc, expected_pc);
         if let Some(a) = addr {
             assert_eq!(f.addr, Some(a), "case {k}: {f}");
@@ -367,18 +646,50 @@ fn misaligned_access_reports_lowest_faulting_lane_and_has_no_effect() {
     let cfg = GpuConfig::tiny();
     let words = program(|a| {
         csrr(a, 9, csr::TID);
-        a.i(Instr::OpImm { op: AluOp::Sll, rd: A, rs1: 9, imm: 2 });
-        a.i(Instr::OpImm { op: AluOp::Add, rd: B, rs1: 0, imm: 2 });
+        a.i(Instr::OpImm {
+            op: AluOp::Sll,
+            rd: A,
+            rs1: 9,
+            imm: 2,
+        });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: B,
+            rs1: 0,
+            imm: 2,
+        });
         let skip = a.label();
         a.branch(BranchOp::Bne, 9, B, skip);
-        a.i(Instr::OpImm { op: AluOp::Add, rd: A, rs1: A, imm: 1 });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: A,
+            rs1: A,
+            imm: 1,
+        });
         a.place(skip);
-        a.i(Instr::Op { op: AluOp::Add, rd: A, rs1: A, rs2: OUT });
-        a.i(Instr::OpImm { op: AluOp::Add, rd: R, rs1: 0, imm: 7 });
-        a.i(Instr::Store { op: StoreOp::Sw, rs1: A, rs2: R, imm: 0 });
+        a.i(Instr::Op {
+            op: AluOp::Add,
+            rd: A,
+            rs1: A,
+            rs2: OUT,
+        });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: R,
+            rs1: 0,
+            imm: 7,
+        });
+        a.i(Instr::Store {
+            op: StoreOp::Sw,
+            rs1: A,
+            rs2: R,
+            imm: 0,
+        });
     });
     let (mut gpu, bufs) = launch(&cfg, words, 1, 4, &[vec![0; 4]], &[]);
-    let RunOutcome::Fault(f) = gpu.run(1000) else { panic!() };
+    let RunOutcome::Fault(f) = gpu.run(1000) else {
+        panic!()
+    };
     assert_eq!((f.cause, f.lane), (FaultCause::MisalignedStore, Some(2)));
     assert_eq!(f.addr, Some(bufs[0] + 9));
     assert_eq!(read_words(&gpu, bufs[0], 4), vec![0; 4]);
@@ -395,14 +706,29 @@ fn simt_stack_overflow_is_a_fault() {
         csrr(a, 9, csr::LANEID);
         let mut ends = Vec::new();
         for bit in 0..2 {
-            a.i(Instr::OpImm { op: AluOp::Srl, rd: A, rs1: 9, imm: bit });
-            a.i(Instr::OpImm { op: AluOp::And, rd: A, rs1: A, imm: 1 });
+            a.i(Instr::OpImm {
+                op: AluOp::Srl,
+                rd: A,
+                rs1: 9,
+                imm: bit,
+            });
+            a.i(Instr::OpImm {
+                op: AluOp::And,
+                rd: A,
+                rs1: A,
+                imm: 1,
+            });
             let end = a.label();
             a.branch(BranchOp::Beq, A, 0, end);
             ends.push(end);
         }
         for end in ends.into_iter().rev() {
-            a.i(Instr::OpImm { op: AluOp::Add, rd: R, rs1: R, imm: 1 });
+            a.i(Instr::OpImm {
+                op: AluOp::Add,
+                rd: R,
+                rs1: R,
+                imm: 1,
+            });
             a.place(end);
         }
     });
@@ -424,23 +750,78 @@ fn divergent_indirect_jump_faults_but_divergent_call_splits() {
         csrr(&mut a, 9, csr::TID);
         let (f0, f1) = (a.label(), a.label());
         // A = f0 + (tid & 1) * 8
-        a.i(Instr::OpImm { op: AluOp::And, rd: A, rs1: 9, imm: 1 });
-        a.i(Instr::OpImm { op: AluOp::Sll, rd: A, rs1: A, imm: 3 });
-        a.i(Instr::OpImm { op: AluOp::Add, rd: A, rs1: A, imm: 4 * 14 });
-        a.i(Instr::Jalr { rd: if link { 1 } else { 0 }, rs1: A, imm: 0 });
-        a.i(Instr::OpImm { op: AluOp::Sll, rd: B, rs1: 9, imm: 2 });
-        a.i(Instr::Op { op: AluOp::Add, rd: B, rs1: B, rs2: OUT });
-        a.i(Instr::Store { op: StoreOp::Sw, rs1: B, rs2: R, imm: 0 });
-        a.i(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
+        a.i(Instr::OpImm {
+            op: AluOp::And,
+            rd: A,
+            rs1: 9,
+            imm: 1,
+        });
+        a.i(Instr::OpImm {
+            op: AluOp::Sll,
+            rd: A,
+            rs1: A,
+            imm: 3,
+        });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: A,
+            rs1: A,
+            imm: 4 * 14,
+        });
+        a.i(Instr::Jalr {
+            rd: if link { 1 } else { 0 },
+            rs1: A,
+            imm: 0,
+        });
+        a.i(Instr::OpImm {
+            op: AluOp::Sll,
+            rd: B,
+            rs1: 9,
+            imm: 2,
+        });
+        a.i(Instr::Op {
+            op: AluOp::Add,
+            rd: B,
+            rs1: B,
+            rs2: OUT,
+        });
+        a.i(Instr::Store {
+            op: StoreOp::Sw,
+            rs1: B,
+            rs2: R,
+            imm: 0,
+        });
+        a.i(Instr::Simt {
+            op: SimtOp::Exit,
+            rs1: 0,
+        });
         a.i(Instr::Ebreak);
         a.i(Instr::Ebreak);
         a.i(Instr::Ebreak);
         a.place(f0);
-        a.i(Instr::OpImm { op: AluOp::Add, rd: R, rs1: 0, imm: 10 });
-        a.i(Instr::Jalr { rd: 0, rs1: 1, imm: 0 });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: R,
+            rs1: 0,
+            imm: 10,
+        });
+        a.i(Instr::Jalr {
+            rd: 0,
+            rs1: 1,
+            imm: 0,
+        });
         a.place(f1);
-        a.i(Instr::OpImm { op: AluOp::Add, rd: R, rs1: 0, imm: 20 });
-        a.i(Instr::Jalr { rd: 0, rs1: 1, imm: 0 });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: R,
+            rs1: 0,
+            imm: 20,
+        });
+        a.i(Instr::Jalr {
+            rd: 0,
+            rs1: 1,
+            imm: 0,
+        });
         let (f0a, f1a) = (a.addr(f0), a.addr(f1));
         assert_eq!(f0a, 4 * 14);
         (a.finish(), f0a, f1a)
@@ -454,8 +835,16 @@ fn divergent_indirect_jump_faults_but_divergent_call_splits() {
     assert_eq!(read_words(&gpu, bufs[0], 4), vec![10, 20, 10, 20]);
     assert_eq!(gpu.stats().divergent_calls, 1);
     // The call executes twice: even lanes first (lane 0's target), then the odd lanes.
-    let jalr_word = encode(&Instr::Jalr { rd: 1, rs1: A, imm: 0 });
-    let calls: Vec<u32> = commits.iter().filter(|c| c.instr == jalr_word).map(|c| c.mask).collect();
+    let jalr_word = encode(&Instr::Jalr {
+        rd: 1,
+        rs1: A,
+        imm: 0,
+    });
+    let calls: Vec<u32> = commits
+        .iter()
+        .filter(|c| c.instr == jalr_word)
+        .map(|c| c.mask)
+        .collect();
     assert_eq!(calls, vec![0b0101, 0b1010]);
     // Everything after the call runs converged again.
     let last = commits.last().unwrap();
@@ -474,17 +863,48 @@ fn exit_and_tmc_change_masks() {
     // clear) and keeps lane 1; lane 1 stores the active mask it sees.
     let words = program(|a| {
         csrr(a, 9, csr::TID);
-        a.i(Instr::OpImm { op: AluOp::Add, rd: A, rs1: 0, imm: 2 });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: A,
+            rs1: 0,
+            imm: 2,
+        });
         let keep = a.label();
         a.branch(BranchOp::Blt, 9, A, keep);
-        a.i(Instr::Simt { op: SimtOp::Exit, rs1: 0 });
+        a.i(Instr::Simt {
+            op: SimtOp::Exit,
+            rs1: 0,
+        });
         a.place(keep);
-        a.i(Instr::OpImm { op: AluOp::Add, rd: B, rs1: 0, imm: 0b1110 });
-        a.i(Instr::Simt { op: SimtOp::Tmc, rs1: B });
+        a.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd: B,
+            rs1: 0,
+            imm: 0b1110,
+        });
+        a.i(Instr::Simt {
+            op: SimtOp::Tmc,
+            rs1: B,
+        });
         csrr(a, R, csr::TMASK);
-        a.i(Instr::OpImm { op: AluOp::Sll, rd: A, rs1: 9, imm: 2 });
-        a.i(Instr::Op { op: AluOp::Add, rd: A, rs1: A, rs2: OUT });
-        a.i(Instr::Store { op: StoreOp::Sw, rs1: A, rs2: R, imm: 0 });
+        a.i(Instr::OpImm {
+            op: AluOp::Sll,
+            rd: A,
+            rs1: 9,
+            imm: 2,
+        });
+        a.i(Instr::Op {
+            op: AluOp::Add,
+            rd: A,
+            rs1: A,
+            rs2: OUT,
+        });
+        a.i(Instr::Store {
+            op: StoreOp::Sw,
+            rs1: A,
+            rs2: R,
+            imm: 0,
+        });
     });
     let (mut gpu, bufs) = launch(&cfg, words, 1, 4, &[vec![0; 4]], &[]);
     assert_eq!(gpu.run(1000), RunOutcome::Finished);
@@ -496,7 +916,10 @@ fn exit_and_tmc_change_masks() {
 fn driven_step_refuses_warps_that_cannot_issue() {
     let cfg = GpuConfig::tiny();
     let words = program(|a| {
-        a.i(Instr::Simt { op: SimtOp::Bar, rs1: 0 });
+        a.i(Instr::Simt {
+            op: SimtOp::Bar,
+            rs1: 0,
+        });
     });
     let (mut gpu, _) = launch(&cfg, words, 1, 8, &[vec![0; 4]], &[]);
     assert!(gpu.step(0, 3).unwrap_err().to_string().contains("no CTA"));

@@ -12,16 +12,31 @@ pub fn li(a: &mut Asm, rd: Reg, v: u32) {
     let lo = ((v as i32) << 20) >> 20;
     let hi = v.wrapping_sub(lo as u32);
     a.i(Instr::Lui { rd, imm: hi as i32 });
-    a.i(Instr::OpImm { op: AluOp::Add, rd, rs1: rd, imm: lo });
+    a.i(Instr::OpImm {
+        op: AluOp::Add,
+        rd,
+        rs1: rd,
+        imm: lo,
+    });
 }
 
 pub fn csrr(a: &mut Asm, rd: Reg, c: u16) {
-    a.i(Instr::Csr { op: CsrOp::Rs, rd, src: 0, csr: c });
+    a.i(Instr::Csr {
+        op: CsrOp::Rs,
+        rd,
+        src: 0,
+        csr: c,
+    });
 }
 
 /// `lw rd, 4*k(a0)`: parameter word k.
 pub fn param(a: &mut Asm, rd: Reg, k: i32) {
-    a.i(Instr::Load { op: LoadOp::Lw, rd, rs1: 10, imm: 4 * k });
+    a.i(Instr::Load {
+        op: LoadOp::Lw,
+        rd,
+        rs1: 10,
+        imm: 4 * k,
+    });
 }
 
 /// Prologue: a0 = wf_param.
