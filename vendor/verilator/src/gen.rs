@@ -429,8 +429,12 @@ impl Verilator {
             cpp_cfg.debug(false);
         }
 
-        let tool = cpp_cfg.get_compiler();
-        if tool.is_like_clang() {
+        // A missing compiler is reported when compiling, not here.
+        let (like_clang, like_gnu) = match cpp_cfg.try_get_compiler() {
+            Ok(tool) => (tool.is_like_clang(), tool.is_like_gnu()),
+            Err(_) => (false, false),
+        };
+        if like_clang {
             cpp_cfg
                 .flag("-faligned-new")
                 .flag("-fbracket-depth=4096")
@@ -442,7 +446,7 @@ impl Verilator {
                 .flag("-Wno-unused-variable")
                 .flag("-Wno-shadow");
         }
-        if tool.is_like_gnu() {
+        if like_gnu {
             cpp_cfg
                 .flag("-std=gnu++17")
                 .flag("-faligned-new")
@@ -454,7 +458,7 @@ impl Verilator {
                 .flag("-Wno-unused-variable")
                 .flag("-Wno-shadow");
         }
-        if verilated.timing && (tool.is_like_gnu() || tool.is_like_clang()) {
+        if verilated.timing && (like_gnu || like_clang) {
             cpp_cfg.flag("-fcoroutines");
         }
         let bit = |b: bool| if b { "1" } else { "0" };
