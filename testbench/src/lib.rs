@@ -29,6 +29,7 @@
 //! and `verilated` crate (runtime source list, C shims for `Verilated` and
 //! `VerilatedVcdC`).
 
+pub mod unit;
 pub mod verilator_model;
 
 pub use verilator_model::{
