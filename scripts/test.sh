@@ -4,7 +4,7 @@
 # "N passed, N failed", added up over every test binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --verilator
+bash scripts/setup.sh --verilator --yosys
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

@@ -69,3 +69,25 @@ pub fn build_unit(top: &str, verilog: &str, trace: bool) -> Result<LoadedModel, 
         ..Default::default()
     })
 }
+
+/// yosys `hierarchy -check; proc; synth`: Ok when yosys accepts the design.
+pub fn yosys_check(top: &str, verilog: &str) -> Result<(), String> {
+    let path = source_file(top, verilog).map_err(|e| e.to_string())?;
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc; synth -top {top}",
+        path.display()
+    );
+    let out = Command::new("yosys")
+        .args(["-q", "-p", &script])
+        .output()
+        .map_err(|e| format!("cannot run yosys: {e} (install it with scripts/setup.sh --yosys)"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
