@@ -1,6 +1,6 @@
 //! A tiny label-resolving assembler over [`Instr`], for directed tests and generated programs.
 
-use warpforge_isa::{encode, BranchOp, Instr, Reg};
+use warpforge_isa::{encode, AluOp, BranchOp, Instr, Reg};
 
 /// A forward-referencable position in the program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +47,19 @@ impl Asm {
         let l = self.label();
         self.place(l);
         l
+    }
+
+    /// `li rd, value` as `lui` + `addi`.
+    pub fn li(&mut self, rd: Reg, value: u32) -> &mut Self {
+        let lo = ((value as i32) << 20) >> 20;
+        let hi = value.wrapping_sub(lo as u32);
+        self.i(Instr::Lui { rd, imm: hi as i32 });
+        self.i(Instr::OpImm {
+            op: AluOp::Add,
+            rd,
+            rs1: rd,
+            imm: lo,
+        })
     }
 
     pub fn i(&mut self, i: Instr) -> &mut Self {

@@ -10,10 +10,12 @@
 pub mod asm;
 pub mod scalar;
 
+use asm::{Asm, Label};
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_isa::{
-    csr, encode, memmap, AluOp, BranchOp, CsrOp, Instr, LoadOp, MulDivOp, Reg, SimtOp, StoreOp,
+    csr, memmap, AluOp, BranchOp, CsrOp, Instr, LoadOp, MulDivOp, Reg, SimtOp, StoreOp,
 };
 
 /// Words of each thread's private data slice (global memory).
@@ -87,31 +89,20 @@ impl Program {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Item {
-    I(Instr),
-    Label(usize),
-    Branch(BranchOp, Reg, Reg, usize),
-    Jump(usize),
-    Call(usize),
-}
-
 struct Gen {
     rng: ChaCha8Rng,
-    items: Vec<Item>,
-    labels: usize,
+    asm: Asm,
     opts: Options,
-    function_labels: Vec<usize>,
+    function_labels: Vec<Label>,
     block: u32,
 }
 
 impl Gen {
-    fn label(&mut self) -> usize {
-        self.labels += 1;
-        self.labels - 1
+    fn label(&mut self) -> Label {
+        self.asm.label()
     }
     fn emit(&mut self, i: Instr) {
-        self.items.push(Item::I(i));
+        self.asm.i(i);
     }
     fn pool(&mut self) -> Reg {
         POOL[self.rng.gen_range(0..POOL.len())]
@@ -297,17 +288,17 @@ impl Gen {
                 let (op, a, b) = self.condition();
                 let else_l = self.label();
                 let end_l = self.label();
-                self.items.push(Item::Branch(op, a, b, else_l));
+                self.asm.branch(op, a, b, else_l);
                 let k = self.rng.gen_range(1..5);
                 self.statements(k, depth + 1, loop_level, in_function);
                 if self.rng.gen_bool(0.6) {
-                    self.items.push(Item::Jump(end_l));
-                    self.items.push(Item::Label(else_l));
+                    self.asm.jal(0, end_l);
+                    self.asm.place(else_l);
                     let k = self.rng.gen_range(1..5);
                     self.statements(k, depth + 1, loop_level, in_function);
-                    self.items.push(Item::Label(end_l));
+                    self.asm.place(end_l);
                 } else {
-                    self.items.push(Item::Label(else_l));
+                    self.asm.place(else_l);
                 }
             } else if r < 80 && depth < self.opts.max_depth && loop_level < role::LOOPS.len() {
                 // Bounded loop with a per-thread trip count of 1..=4.
@@ -332,7 +323,7 @@ impl Gen {
                     imm: 0,
                 });
                 let top = self.label();
-                self.items.push(Item::Label(top));
+                self.asm.place(top);
                 let k = self.rng.gen_range(1..4);
                 self.statements(k, depth + 1, loop_level + 1, in_function);
                 self.emit(Instr::OpImm {
@@ -341,10 +332,10 @@ impl Gen {
                     rs1: cnt,
                     imm: 1,
                 });
-                self.items.push(Item::Branch(BranchOp::Blt, cnt, lim, top));
+                self.asm.branch(BranchOp::Blt, cnt, lim, top);
             } else if r < 86 && !in_function && !self.function_labels.is_empty() {
                 let f = self.function_labels[self.rng.gen_range(0..self.function_labels.len())];
-                self.items.push(Item::Call(f));
+                self.asm.jal(1, f);
             } else if r < 89 && !in_function && depth > 0 && loop_level == 0 {
                 // Some threads leave early: inside an `if`, never in a loop (a branch whose paths only
                 // meet at the exit reconverges `Never`, and in a loop that would grow the stack).
@@ -363,21 +354,21 @@ impl Gen {
         }
     }
 
-    fn function(&mut self, label: usize) {
-        self.items.push(Item::Label(label));
+    fn function(&mut self, label: Label) {
+        self.asm.place(label);
         let k = self.rng.gen_range(2..6);
         self.statements(k, 1, role::LOOPS.len(), true);
         if self.rng.gen_bool(0.6) {
             // Early return: two `ret`s, so the loader must reconverge at the return address.
             let (op, a, b) = self.condition();
             let skip = self.label();
-            self.items.push(Item::Branch(op, a, b, skip));
+            self.asm.branch(op, a, b, skip);
             self.emit(Instr::Jalr {
                 rd: 0,
                 rs1: 1,
                 imm: 0,
             });
-            self.items.push(Item::Label(skip));
+            self.asm.place(skip);
             let k = self.rng.gen_range(1..4);
             self.statements(k, 1, role::LOOPS.len(), true);
         }
@@ -387,19 +378,6 @@ impl Gen {
             imm: 0,
         });
     }
-}
-
-/// `li rd, value` as lui+addi.
-fn li(items: &mut Vec<Item>, rd: Reg, value: u32) {
-    let lo = ((value as i32) << 20) >> 20;
-    let hi = value.wrapping_sub(lo as u32);
-    items.push(Item::I(Instr::Lui { rd, imm: hi as i32 }));
-    items.push(Item::I(Instr::OpImm {
-        op: AluOp::Add,
-        rd,
-        rs1: rd,
-        imm: lo,
-    }));
 }
 
 /// Generate the program of `seed` for warps of `lanes` threads and SMs of up to `max_block`
@@ -415,8 +393,7 @@ pub fn generate(seed: u64, lanes: u32, max_block: u32, opts: &Options) -> Progra
     let grid = rng.gen_range(1..=3);
     let mut g = Gen {
         rng,
-        items: Vec::new(),
-        labels: 0,
+        asm: Asm::new(),
         opts: opts.clone(),
         function_labels: Vec::new(),
         block,
@@ -467,9 +444,7 @@ pub fn generate(seed: u64, lanes: u32, max_block: u32, opts: &Options) -> Progra
         rs1: 7,
         imm: (SHARED_WORDS * 4).trailing_zeros() as i32,
     });
-    let mut tmp = Vec::new();
-    li(&mut tmp, 11, memmap::SMEM_BASE);
-    g.items.extend(tmp);
+    g.asm.li(11, memmap::SMEM_BASE);
     g.emit(Instr::Op {
         op: AluOp::Add,
         rd: role::SHARED,
@@ -534,40 +509,9 @@ pub fn generate(seed: u64, lanes: u32, max_block: u32, opts: &Options) -> Progra
         g.function(f);
     }
 
-    // Resolve labels.
-    let mut addr = vec![0u32; g.labels];
-    let mut pc = 0u32;
-    for it in &g.items {
-        match it {
-            Item::Label(l) => addr[*l] = pc,
-            _ => pc += 4,
-        }
-    }
-    let mut words = Vec::new();
-    for it in &g.items {
-        let pc = words.len() as u32 * 4;
-        let i = match *it {
-            Item::Label(_) => continue,
-            Item::I(i) => i,
-            Item::Branch(op, rs1, rs2, l) => Instr::Branch {
-                op,
-                rs1,
-                rs2,
-                imm: addr[l].wrapping_sub(pc) as i32,
-            },
-            Item::Jump(l) => Instr::Jal {
-                rd: 0,
-                imm: addr[l].wrapping_sub(pc) as i32,
-            },
-            Item::Call(l) => Instr::Jal {
-                rd: 1,
-                imm: addr[l].wrapping_sub(pc) as i32,
-            },
-        };
-        words.push(encode(&i));
-    }
+    let words = g.asm.finish();
     let functions = std::iter::once(0)
-        .chain(g.function_labels.iter().map(|&l| addr[l]))
+        .chain(g.function_labels.iter().map(|&l| g.asm.addr(l)))
         .collect();
     let threads = grid * g.block;
     let data = (0..threads * DATA_WORDS).map(|_| g.rng.gen()).collect();

@@ -2,22 +2,14 @@
 #![allow(dead_code)]
 
 use warpforge_config::GpuConfig;
-use warpforge_isa::{csr, AluOp, CsrOp, Instr, LoadOp, Reg};
+use warpforge_isa::{csr, CsrOp, Instr, LoadOp, Reg};
 use warpforge_loader::from_words;
 use warpforge_randprog::asm::Asm;
 use warpforge_sim::{Commit, Gpu, RunOutcome};
 
 /// `li rd, v` (lui + addi).
 pub fn li(a: &mut Asm, rd: Reg, v: u32) {
-    let lo = ((v as i32) << 20) >> 20;
-    let hi = v.wrapping_sub(lo as u32);
-    a.i(Instr::Lui { rd, imm: hi as i32 });
-    a.i(Instr::OpImm {
-        op: AluOp::Add,
-        rd,
-        rs1: rd,
-        imm: lo,
-    });
+    a.li(rd, v);
 }
 
 pub fn csrr(a: &mut Asm, rd: Reg, c: u16) {
