@@ -1,1 +1,363 @@
-//! (being written)
+//! `Multiplier`: the pipelined warp-wide multiplier (RV32M `mul`, `mulh`, `mulhsu`, `mulhu`).
+//!
+//! It accepts one warp-op every cycle and returns it exactly `cfg.mul_latency` cycles later.
+//!
+//! rust-hdl's `*` exists only for 16 × 16 → 32-bit operands, so each lane forms the unsigned
+//! 64-bit product of its 32-bit operands from four 16 × 16 partial products,
+//!
+//! ```text
+//!   a·b = hh·2^32 + (lh + hl)·2^16 + ll      (ll = a_lo·b_lo, lh = a_lo·b_hi, hl = a_hi·b_lo,
+//!                                              hh = a_hi·b_hi)
+//!   mid = ll[31:16] + lh[15:0] + hl[15:0]            (< 2^18, no overflow in 32 bits)
+//!   lo  = {mid[15:0], ll[15:0]}
+//!   hi  = hh + lh[31:16] + hl[31:16] + mid[31:16]    (the high word of the unsigned product)
+//! ```
+//!
+//! and gets the signed high words by correction terms: with `s(x) = x - 2^32·x[31]`,
+//! `s(a)·s(b) ≡ a·b - 2^32·(a[31]·b + b[31]·a)  (mod 2^64)` and `s(a)·b = a·b - 2^32·a[31]·b`,
+//! so
+//!
+//! ```text
+//!   mulhu  = hi
+//!   mulhsu = hi - (a[31] ? b : 0)
+//!   mulh   = hi - (a[31] ? b : 0) - (b[31] ? a : 0)          (all mod 2^32)
+//!   mul    = lo
+//! ```
+//!
+//! Pipeline: stage 0 (the issue cycle) forms the partial products and the correction term; with
+//! `mul_latency >= 2` they are registered, the next cycle sums them and the sum goes through the
+//! remaining `mul_latency - 1` result registers. With `mul_latency = 1` both halves share the
+//! issue cycle and one result register. Inactive lanes produce 0.
+//!
+//! `op` encoding (2 bits) = `funct3[1:0]` of the M instruction ([`mul_op_code`]): mul 00,
+//! mulh 01, mulhsu 10, mulhu 11.
+
+use rust_hdl::prelude::*;
+use warpforge_config::GpuConfig;
+use warpforge_isa::MulDivOp;
+
+use crate::alu::{check_unit_config, ExecConfigError, TAG_BITS};
+
+/// The 2-bit `op` input of the multiplier, or `None` for a division op.
+pub fn mul_op_code(op: MulDivOp) -> Option<u8> {
+    match op {
+        MulDivOp::Mul => Some(0b00),
+        MulDivOp::Mulh => Some(0b01),
+        MulDivOp::Mulhsu => Some(0b10),
+        MulDivOp::Mulhu => Some(0b11),
+        _ => None,
+    }
+}
+
+/// One lane: partial products, optional stage-1 registers, sum and correction, result registers.
+#[derive(LogicBlock)]
+pub struct MulLane {
+    pub clock: Signal<In, Clock>,
+    pub op: Signal<In, Bits<2>>,
+    pub a: Signal<In, Bits<32>>,
+    pub b: Signal<In, Bits<32>>,
+    pub active: Signal<In, Bit>,
+    /// Result of the op issued `latency` cycles ago (0 if that lane was inactive).
+    pub result: Signal<Out, Bits<32>>,
+    /// The lane's mask bit of the op issued `latency` cycles ago.
+    pub active_out: Signal<Out, Bit>,
+    // Stage 0: partial products and correction.
+    a_lo: Signal<Local, Bits<16>>,
+    a_hi: Signal<Local, Bits<16>>,
+    b_lo: Signal<Local, Bits<16>>,
+    b_hi: Signal<Local, Bits<16>>,
+    p_ll: Signal<Local, Bits<32>>,
+    p_lh: Signal<Local, Bits<32>>,
+    p_hl: Signal<Local, Bits<32>>,
+    p_hh: Signal<Local, Bits<32>>,
+    corr_a: Signal<Local, Bits<32>>,
+    corr_b: Signal<Local, Bits<32>>,
+    corr: Signal<Local, Bits<32>>,
+    want_hi: Signal<Local, Bit>,
+    // Stage-1 registers: one each when latency >= 2, none when latency = 1.
+    s1_ll: Vec<DFF<Bits<32>>>,
+    s1_lh: Vec<DFF<Bits<32>>>,
+    s1_hl: Vec<DFF<Bits<32>>>,
+    s1_hh: Vec<DFF<Bits<32>>>,
+    s1_corr: Vec<DFF<Bits<32>>>,
+    s1_hi: Vec<DFF<Bit>>,
+    s1_active: Vec<DFF<Bit>>,
+    // Stage 1: the sum.
+    x_ll: Signal<Local, Bits<32>>,
+    x_lh: Signal<Local, Bits<32>>,
+    x_hl: Signal<Local, Bits<32>>,
+    x_hh: Signal<Local, Bits<32>>,
+    x_corr: Signal<Local, Bits<32>>,
+    x_hi: Signal<Local, Bit>,
+    x_active: Signal<Local, Bit>,
+    mid: Signal<Local, Bits<32>>,
+    lo_word: Signal<Local, Bits<32>>,
+    hi_word: Signal<Local, Bits<32>>,
+    value: Signal<Local, Bits<32>>,
+    // Result registers (latency - stage-1 registers of them).
+    res_q: Vec<DFF<Bits<32>>>,
+    active_q: Vec<DFF<Bit>>,
+    k_zero: Constant<Bits<32>>,
+    k_low16: Constant<Bits<32>>,
+    op_mul: Constant<Bits<2>>,
+    op_mulh: Constant<Bits<2>>,
+    op_mulhsu: Constant<Bits<2>>,
+    /// Index of the last result register.
+    _last: usize,
+}
+
+impl MulLane {
+    /// A lane with `latency` (≥ 1) cycles from operands to result.
+    pub fn new(latency: usize) -> Self {
+        assert!(latency >= 1, "multiplier latency must be at least 1");
+        let staged = usize::from(latency >= 2);
+        let regs = latency - staged;
+        let op = |o: MulDivOp| Constant::new(u64::from(mul_op_code(o).unwrap()).to_bits());
+        Self {
+            clock: Default::default(),
+            op: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            active: Default::default(),
+            result: Default::default(),
+            active_out: Default::default(),
+            a_lo: Default::default(),
+            a_hi: Default::default(),
+            b_lo: Default::default(),
+            b_hi: Default::default(),
+            p_ll: Default::default(),
+            p_lh: Default::default(),
+            p_hl: Default::default(),
+            p_hh: Default::default(),
+            corr_a: Default::default(),
+            corr_b: Default::default(),
+            corr: Default::default(),
+            want_hi: Default::default(),
+            s1_ll: (0..staged).map(|_| DFF::default()).collect(),
+            s1_lh: (0..staged).map(|_| DFF::default()).collect(),
+            s1_hl: (0..staged).map(|_| DFF::default()).collect(),
+            s1_hh: (0..staged).map(|_| DFF::default()).collect(),
+            s1_corr: (0..staged).map(|_| DFF::default()).collect(),
+            s1_hi: (0..staged).map(|_| DFF::default()).collect(),
+            s1_active: (0..staged).map(|_| DFF::default()).collect(),
+            x_ll: Default::default(),
+            x_lh: Default::default(),
+            x_hl: Default::default(),
+            x_hh: Default::default(),
+            x_corr: Default::default(),
+            x_hi: Default::default(),
+            x_active: Default::default(),
+            mid: Default::default(),
+            lo_word: Default::default(),
+            hi_word: Default::default(),
+            value: Default::default(),
+            res_q: (0..regs).map(|_| DFF::default()).collect(),
+            active_q: (0..regs).map(|_| DFF::default()).collect(),
+            k_zero: Constant::new(0u64.to_bits()),
+            k_low16: Constant::new(0xffffu64.to_bits()),
+            op_mul: op(MulDivOp::Mul),
+            op_mulh: op(MulDivOp::Mulh),
+            op_mulhsu: op(MulDivOp::Mulhsu),
+            _last: regs - 1,
+        }
+    }
+}
+
+impl Logic for MulLane {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Stage 0: 16-bit digits, the four partial products, the signed correction.
+        self.a_lo.next = self.a.val().get_bits::<16>(0);
+        self.a_hi.next = self.a.val().get_bits::<16>(16);
+        self.b_lo.next = self.b.val().get_bits::<16>(0);
+        self.b_hi.next = self.b.val().get_bits::<16>(16);
+        self.p_ll.next = self.a_lo.val() * self.b_lo.val();
+        self.p_lh.next = self.a_lo.val() * self.b_hi.val();
+        self.p_hl.next = self.a_hi.val() * self.b_lo.val();
+        self.p_hh.next = self.a_hi.val() * self.b_hi.val();
+        self.corr_a.next = self.k_zero.val();
+        if self.a.val().get_bit(31)
+            & ((self.op.val() == self.op_mulh.val()) | (self.op.val() == self.op_mulhsu.val()))
+        {
+            self.corr_a.next = self.b.val();
+        }
+        self.corr_b.next = self.k_zero.val();
+        if self.b.val().get_bit(31) & (self.op.val() == self.op_mulh.val()) {
+            self.corr_b.next = self.a.val();
+        }
+        self.corr.next = self.corr_a.val() + self.corr_b.val();
+        self.want_hi.next = self.op.val() != self.op_mul.val();
+        // Stage-1 registers (absent when latency = 1: the sum then uses stage 0 directly).
+        self.x_ll.next = self.p_ll.val();
+        self.x_lh.next = self.p_lh.val();
+        self.x_hl.next = self.p_hl.val();
+        self.x_hh.next = self.p_hh.val();
+        self.x_corr.next = self.corr.val();
+        self.x_hi.next = self.want_hi.val();
+        self.x_active.next = self.active.val();
+        for i in 0..self.s1_ll.len() {
+            self.s1_ll[i].clock.next = self.clock.val();
+            self.s1_lh[i].clock.next = self.clock.val();
+            self.s1_hl[i].clock.next = self.clock.val();
+            self.s1_hh[i].clock.next = self.clock.val();
+            self.s1_corr[i].clock.next = self.clock.val();
+            self.s1_hi[i].clock.next = self.clock.val();
+            self.s1_active[i].clock.next = self.clock.val();
+            self.s1_ll[i].d.next = self.p_ll.val();
+            self.s1_lh[i].d.next = self.p_lh.val();
+            self.s1_hl[i].d.next = self.p_hl.val();
+            self.s1_hh[i].d.next = self.p_hh.val();
+            self.s1_corr[i].d.next = self.corr.val();
+            self.s1_hi[i].d.next = self.want_hi.val();
+            self.s1_active[i].d.next = self.active.val();
+            self.x_ll.next = self.s1_ll[i].q.val();
+            self.x_lh.next = self.s1_lh[i].q.val();
+            self.x_hl.next = self.s1_hl[i].q.val();
+            self.x_hh.next = self.s1_hh[i].q.val();
+            self.x_corr.next = self.s1_corr[i].q.val();
+            self.x_hi.next = self.s1_hi[i].q.val();
+            self.x_active.next = self.s1_active[i].q.val();
+        }
+        // Stage 1: column sums of the 16-bit digits, then the signed correction.
+        self.mid.next = (self.x_ll.val() >> 16)
+            + (self.x_lh.val() & self.k_low16.val())
+            + (self.x_hl.val() & self.k_low16.val());
+        self.lo_word.next = (self.x_ll.val() & self.k_low16.val()) | (self.mid.val() << 16);
+        self.hi_word.next = self.x_hh.val()
+            + (self.x_lh.val() >> 16)
+            + (self.x_hl.val() >> 16)
+            + (self.mid.val() >> 16)
+            - self.x_corr.val();
+        if !self.x_active.val() {
+            self.value.next = self.k_zero.val();
+        } else if self.x_hi.val() {
+            self.value.next = self.hi_word.val();
+        } else {
+            self.value.next = self.lo_word.val();
+        }
+        // Result registers.
+        for i in 0..self.res_q.len() {
+            self.res_q[i].clock.next = self.clock.val();
+            self.active_q[i].clock.next = self.clock.val();
+        }
+        self.res_q[0].d.next = self.value.val();
+        self.active_q[0].d.next = self.x_active.val();
+        for i in 1..self.res_q.len() {
+            self.res_q[i].d.next = self.res_q[i - 1].q.val();
+            self.active_q[i].d.next = self.active_q[i - 1].q.val();
+        }
+        for i in self._last..self.res_q.len() {
+            self.result.next = self.res_q[i].q.val();
+            self.active_out.next = self.active_q[i].q.val();
+        }
+    }
+}
+
+/// The warp-wide pipelined multiplier: `lanes` × [`MulLane`] plus the valid/tag pipeline.
+///
+/// Ports (`[i]` is a per-lane port, named `name$i` in the Verilog):
+///
+/// | port | dir | width | meaning |
+/// |---|---|---|---|
+/// | `clock` | in | 1 | the clock |
+/// | `reset` | in | 1 | synchronous reset: empties the pipeline |
+/// | `in_valid` | in | 1 | an op is issued this cycle (always accepted, one per cycle) |
+/// | `in_op` | in | 2 | [`mul_op_code`] |
+/// | `in_tag` | in | 8 | returned with the result |
+/// | `in_mask[i]` | in | 1 | lane `i` is active |
+/// | `in_a[i]`, `in_b[i]` | in | 32 | operands (`rs1`, `rs2`) of lane `i` |
+/// | `out_valid` | out | 1 | the op issued `mul_latency` cycles ago completes now |
+/// | `out_tag` | out | 8 | its tag |
+/// | `out_mask[i]` | out | 1 | its mask |
+/// | `out_result[i]` | out | 32 | lane result, 0 for inactive lanes |
+#[derive(LogicBlock)]
+pub struct Multiplier {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_valid: Signal<In, Bit>,
+    pub in_op: Signal<In, Bits<2>>,
+    pub in_tag: Signal<In, Bits<TAG_BITS>>,
+    pub in_mask: Vec<Signal<In, Bit>>,
+    pub in_a: Vec<Signal<In, Bits<32>>>,
+    pub in_b: Vec<Signal<In, Bits<32>>>,
+    pub out_valid: Signal<Out, Bit>,
+    pub out_tag: Signal<Out, Bits<TAG_BITS>>,
+    pub out_mask: Vec<Signal<Out, Bit>>,
+    pub out_result: Vec<Signal<Out, Bits<32>>>,
+    lane: Vec<MulLane>,
+    valid_q: Vec<DFF<Bit>>,
+    tag_q: Vec<DFF<Bits<TAG_BITS>>>,
+    /// Index of the last pipeline register (`latency - 1`).
+    _last: usize,
+}
+
+impl Multiplier {
+    /// The multiplier of `cfg`: `cfg.lanes` lanes, `cfg.mul_latency` cycles (1..=16).
+    pub fn new(cfg: &GpuConfig) -> Result<Self, ExecConfigError> {
+        check_unit_config("multiplier", cfg, "mul_latency", cfg.mul_latency, 1, 16)?;
+        Ok(Self::with(cfg.lanes as usize, cfg.mul_latency as usize))
+    }
+
+    /// A multiplier of `lanes` lanes and `latency` cycles (both checked by
+    /// [`Multiplier::new`]).
+    pub fn with(lanes: usize, latency: usize) -> Self {
+        assert!((1..=32).contains(&lanes) && latency >= 1);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_op: Default::default(),
+            in_tag: Default::default(),
+            in_mask: (0..lanes).map(|_| Default::default()).collect(),
+            in_a: (0..lanes).map(|_| Default::default()).collect(),
+            in_b: (0..lanes).map(|_| Default::default()).collect(),
+            out_valid: Default::default(),
+            out_tag: Default::default(),
+            out_mask: (0..lanes).map(|_| Default::default()).collect(),
+            out_result: (0..lanes).map(|_| Default::default()).collect(),
+            lane: (0..lanes).map(|_| MulLane::new(latency)).collect(),
+            valid_q: (0..latency).map(|_| DFF::default()).collect(),
+            tag_q: (0..latency).map(|_| DFF::default()).collect(),
+            _last: latency - 1,
+        }
+    }
+
+    /// Number of lanes.
+    pub fn lanes(&self) -> usize {
+        self.lane.len()
+    }
+
+    /// Cycles from issue to result.
+    pub fn latency(&self) -> usize {
+        self.valid_q.len()
+    }
+}
+
+impl Logic for Multiplier {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..self.lane.len() {
+            self.lane[i].clock.next = self.clock.val();
+            self.lane[i].op.next = self.in_op.val();
+            self.lane[i].a.next = self.in_a[i].val();
+            self.lane[i].b.next = self.in_b[i].val();
+            self.lane[i].active.next = self.in_mask[i].val();
+            self.out_result[i].next = self.lane[i].result.val();
+            self.out_mask[i].next = self.lane[i].active_out.val();
+        }
+        for i in 0..self.valid_q.len() {
+            self.valid_q[i].clock.next = self.clock.val();
+            self.tag_q[i].clock.next = self.clock.val();
+        }
+        self.valid_q[0].d.next = self.in_valid.val() & !self.reset.val();
+        self.tag_q[0].d.next = self.in_tag.val();
+        for i in 1..self.valid_q.len() {
+            self.valid_q[i].d.next = self.valid_q[i - 1].q.val() & !self.reset.val();
+            self.tag_q[i].d.next = self.tag_q[i - 1].q.val();
+        }
+        for i in self._last..self.valid_q.len() {
+            self.out_valid.next = self.valid_q[i].q.val();
+            self.out_tag.next = self.tag_q[i].q.val();
+        }
+    }
+}
