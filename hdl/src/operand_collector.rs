@@ -1,1 +1,727 @@
-//! (being written)
+//! Operand collector (book §3.3.1, Figs 3.15 and 3.17) in front of the banked
+//! [`RegisterFile`].
+//!
+//! The unit holds `collectors` = C collector units (CUs). An instruction enters through the
+//! *issue* port into a free CU, the CU reads its source registers from the register-file banks
+//! through per-bank arbiters, and once every source is collected the instruction leaves
+//! through the *dispatch* port with its operands and its opaque payload. Results come back
+//! through the *writeback* port, which owns its bank for the cycle.
+//!
+//! The exact cycle behaviour is specified in docs/microarch/operand_collector.md; the
+//! independent reference model is `warpforge_sim::operand_collector`. In short, for cycle `c`
+//! (all decisions are combinational functions of the state at the start of `c` and of the
+//! inputs of `c`; state changes at the end of `c`):
+//!
+//! * **Issue**: `issue_ready` = some CU is free (a CU freed by a dispatch in `c` counts from
+//!   `c + 1`). `issue_valid && issue_ready` allocates the *lowest-numbered* free CU. A source
+//!   is *pending* when its `needed` flag is set and it is not x0; x0 and unneeded sources are 0
+//!   without a bank read.
+//! * **Requests**: from `c + 1` on, a busy CU requests the bank of its pending sources — with
+//!   [`ReadPolicy::InOrder`] only its lowest-numbered pending source (one read per CU per
+//!   cycle, as in the book's Fig. 3.17), with [`ReadPolicy::Parallel`] all of them (every
+//!   source has its own crossbar port, as in the staging registers of Fig. 3.12/3.14).
+//! * **Writeback priority**: a valid writeback to a register other than x0 occupies its bank in
+//!   `c`; no read is granted there.
+//! * **Per-bank arbitration**: every other bank grants one request: round-robin over CUs,
+//!   starting at the bank's pointer `rr[b]` (the CU after the last one granted by that bank;
+//!   0 after reset), and within a CU the lowest-numbered source. `conflict[b]` = some request
+//!   to bank `b` was not granted in `c`.
+//! * **Read latency**: a source granted in `c` is delivered from the bank in `c + 1`; a CU is
+//!   *complete* in the first cycle in which none of its sources is pending, i.e. one cycle after
+//!   its last grant (the arriving operand is bypassed straight to the dispatch port).
+//! * **Dispatch**: one output. A complete CU is *eligible* unless another CU holds an older
+//!   instruction of the same warp (per-warp issue order). Among the eligible CUs, round-robin
+//!   starting at the pointer `dptr`; `dptr` moves to the CU after the dispatched one on a
+//!   handshake and stays *on* the offered CU while `disp_ready` is low, so an offered
+//!   instruction stays offered (stable valid/ready) until accepted. The dispatched CU is free
+//!   from `c + 1`.
+//! * **Reset** (synchronous): all CUs free, pointers 0. While `reset` is high the unit does
+//!   nothing: no allocation, grant, dispatch or register write; all outputs are 0.
+//!
+//! No WAR hazard: the scoreboard stops RAW and WAW; an operand read into a CU is held there; and
+//! because instructions of one warp leave in issue order, a younger instruction that writes a
+//! register can only be dispatched, executed and written back after every older instruction of
+//! its warp has read all its sources (docs/microarch/operand_collector.md).
+
+use rust_hdl::prelude::*;
+use warpforge_config::GpuConfig;
+
+use crate::register_file::{RegisterFile, RfGeometry, BANK_BITS, REG_BITS, WARP_BITS};
+
+/// Width of the opaque payload carried from issue to dispatch.
+pub const PAYLOAD_BITS: usize = 16;
+/// Width of a collector-unit index (`collectors` ≤ 64).
+pub const CU_BITS: usize = 6;
+/// Width of a source-operand index (≤ 3 sources).
+pub const SRC_BITS: usize = 2;
+/// Most source operands an instruction may have (FMA-style `rs3`).
+pub const MAX_SOURCES: usize = 3;
+
+/// How many sources a collector unit may read per cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadPolicy {
+    /// One source per CU per cycle, lowest-numbered pending source first (book Fig. 3.17,
+    /// GPGPU-Sim's operand collector). One B:1 crossbar port per CU.
+    InOrder,
+    /// Every pending source requests its bank every cycle (one crossbar port per source, the
+    /// staging registers of book Figs 3.12 and 3.14).
+    Parallel,
+}
+
+/// Structural parameters of the unit that are not GPU configuration fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OcShape {
+    /// Source operands per instruction, 1..=3 (RV32IM needs 2).
+    pub sources: usize,
+    pub policy: ReadPolicy,
+}
+
+impl Default for OcShape {
+    /// Two sources (RV32IM), one read per CU per cycle.
+    fn default() -> Self {
+        OcShape {
+            sources: 2,
+            policy: ReadPolicy::InOrder,
+        }
+    }
+}
+
+/// The operand collector with its register file. Vectors of ports are indexed as documented
+/// per field (`L` = lanes, `S` = sources, `B` = banks).
+#[derive(LogicBlock)]
+pub struct OperandCollector {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset to idle.
+    pub reset: Signal<In, bool>,
+
+    // ---- issue port
+    pub issue_valid: Signal<In, bool>,
+    pub issue_ready: Signal<Out, bool>,
+    pub issue_warp: Signal<In, Bits<WARP_BITS>>,
+    /// `issue_src[s]`: register number of source `s`.
+    pub issue_src: Vec<Signal<In, Bits<REG_BITS>>>,
+    /// `issue_need[s]`: the instruction reads source `s`.
+    pub issue_need: Vec<Signal<In, bool>>,
+    pub issue_payload: Signal<In, Bits<PAYLOAD_BITS>>,
+
+    // ---- writeback port (always accepted, priority over reads of its bank)
+    pub wb_valid: Signal<In, bool>,
+    pub wb_warp: Signal<In, Bits<WARP_BITS>>,
+    pub wb_rd: Signal<In, Bits<REG_BITS>>,
+    /// `wb_mask[l]`: lane `l` is written.
+    pub wb_mask: Vec<Signal<In, bool>>,
+    /// `wb_data[l]`.
+    pub wb_data: Vec<Signal<In, Bits<32>>>,
+
+    // ---- dispatch port
+    pub disp_valid: Signal<Out, bool>,
+    pub disp_ready: Signal<In, bool>,
+    /// The CU being dispatched.
+    pub disp_cu: Signal<Out, Bits<CU_BITS>>,
+    pub disp_warp: Signal<Out, Bits<WARP_BITS>>,
+    pub disp_payload: Signal<Out, Bits<PAYLOAD_BITS>>,
+    /// `disp_data[s * L + l]`: lane `l` of source `s` (0 for x0 and unneeded sources).
+    pub disp_data: Vec<Signal<Out, Bits<32>>>,
+
+    // ---- per-cycle events (verification and statistics); 0 when not happening
+    /// A CU was allocated by the issue port this cycle, and which.
+    pub ev_alloc: Signal<Out, bool>,
+    pub ev_alloc_cu: Signal<Out, Bits<CU_BITS>>,
+    /// Per bank: a read was granted, to which CU and which of its sources.
+    pub ev_grant: Vec<Signal<Out, bool>>,
+    pub ev_grant_cu: Vec<Signal<Out, Bits<CU_BITS>>>,
+    pub ev_grant_src: Vec<Signal<Out, Bits<SRC_BITS>>>,
+    /// Per bank: some read request to the bank was denied this cycle.
+    pub ev_conflict: Vec<Signal<Out, bool>>,
+    /// Per bank: the bank is written by the writeback port this cycle.
+    pub ev_write: Vec<Signal<Out, bool>>,
+
+    rf: RegisterFile,
+
+    // ---- state: per CU `i`, per source `k = i*S + s`, per operand lane `(i*S + s)*L + l`
+    cu_valid: Vec<DFF<bool>>,
+    cu_warp: Vec<DFF<Bits<WARP_BITS>>>,
+    cu_payload: Vec<DFF<Bits<PAYLOAD_BITS>>>,
+    cu_reg: Vec<DFF<Bits<REG_BITS>>>,
+    /// Source still to be granted a bank read.
+    cu_pend: Vec<DFF<bool>>,
+    /// Source granted in the previous cycle: its data is on the bank output now.
+    cu_arr: Vec<DFF<bool>>,
+    cu_data: Vec<DFF<Bits<32>>>,
+    /// (InOrder only) bank of the source granted in the previous cycle.
+    cu_abank: Vec<DFF<Bits<BANK_BITS>>>,
+    /// `[i*C + j]`: CU j holds an older instruction of CU i's warp (per-warp dispatch order).
+    cu_dep: Vec<DFF<bool>>,
+    /// Per-bank round-robin pointers.
+    rr: Vec<DFF<Bits<CU_BITS>>>,
+    /// Dispatch round-robin pointer.
+    dptr: DFF<Bits<CU_BITS>>,
+
+    // ---- combinational
+    wb_go: Signal<Local, bool>,
+    wb_bank: Signal<Local, Bits<BANK_BITS>>,
+    seen: Vec<Signal<Local, bool>>,
+    obank: Vec<Signal<Local, Bits<BANK_BITS>>>,
+    req: Vec<Signal<Local, bool>>,
+    /// `[b*C + i]`: CU i requests bank b, with source `cusrc`.
+    cureq: Vec<Signal<Local, bool>>,
+    cusrc: Vec<Signal<Local, Bits<SRC_BITS>>>,
+    any_req: Vec<Signal<Local, bool>>,
+    two_req: Vec<Signal<Local, bool>>,
+    g_any: Vec<Signal<Local, bool>>,
+    g_hi: Vec<Signal<Local, bool>>,
+    sel_any: Vec<Signal<Local, Bits<CU_BITS>>>,
+    sel_hi: Vec<Signal<Local, Bits<CU_BITS>>>,
+    wblock: Vec<Signal<Local, bool>>,
+    bgrant: Vec<Signal<Local, bool>>,
+    gcu: Vec<Signal<Local, Bits<CU_BITS>>>,
+    gsrc: Vec<Signal<Local, Bits<SRC_BITS>>>,
+    gr: Vec<Signal<Local, bool>>,
+    /// Crossbar: bank selected by port `i*P + p`, and its lanes.
+    pbank: Vec<Signal<Local, Bits<BANK_BITS>>>,
+    cu_in: Vec<Signal<Local, Bits<32>>>,
+    /// Current operand value (stored, or arriving from the bank).
+    cu_cur: Vec<Signal<Local, Bits<32>>>,
+    complete: Vec<Signal<Local, bool>>,
+    /// Complete and no older instruction of the same warp in another CU.
+    elig: Vec<Signal<Local, bool>>,
+    fire_cu: Vec<Signal<Local, bool>>,
+    d_any: Signal<Local, bool>,
+    d_hi: Signal<Local, bool>,
+    d_sel_any: Signal<Local, Bits<CU_BITS>>,
+    d_sel_hi: Signal<Local, Bits<CU_BITS>>,
+    d_sel: Signal<Local, Bits<CU_BITS>>,
+    d_fire: Signal<Local, bool>,
+    a_found: Signal<Local, bool>,
+    a_sel: Signal<Local, Bits<CU_BITS>>,
+    a_go: Signal<Local, bool>,
+    alloc_cu: Vec<Signal<Local, bool>>,
+
+    // ---- constants
+    k_parallel: Constant<bool>,
+    bank_mask: Constant<Bits<BANK_BITS>>,
+    swizzle_mask: Constant<Bits<BANK_BITS>>,
+    reg_zero: Constant<Bits<REG_BITS>>,
+    data_zero: Constant<Bits<32>>,
+    warp_zero: Constant<Bits<WARP_BITS>>,
+    payload_zero: Constant<Bits<PAYLOAD_BITS>>,
+    /// `k_cu[i]` = i, `k_next[i]` = (i + 1) mod C.
+    k_cu: Vec<Constant<Bits<CU_BITS>>>,
+    k_next: Vec<Constant<Bits<CU_BITS>>>,
+    k_src: Vec<Constant<Bits<SRC_BITS>>>,
+    k_bank: Vec<Constant<Bits<BANK_BITS>>>,
+
+    _c: usize,
+    _s: usize,
+    _l: usize,
+    _b: usize,
+    /// Crossbar ports per CU (1 InOrder, S Parallel).
+    _p: usize,
+    /// 1 with Parallel (port index = source index), 0 with InOrder (port 0).
+    _ps: usize,
+    _inorder: usize,
+    _parallel: usize,
+}
+
+/// A constant of any width.
+fn k<const N: usize>(v: usize) -> Constant<Bits<N>> {
+    Constant::new((v as u64).into())
+}
+
+fn sigs<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+impl OperandCollector {
+    /// The unit for a configuration with the default shape (2 sources, in-order reads).
+    pub fn new(cfg: &GpuConfig) -> Self {
+        Self::with_shape(cfg, OcShape::default())
+    }
+
+    /// # Panics
+    /// If `shape.sources` is not 1..=3 (configurations are validated elsewhere).
+    pub fn with_shape(cfg: &GpuConfig, shape: OcShape) -> Self {
+        let geo = RfGeometry::new(cfg);
+        let (c, s, l, b) = (cfg.collectors as usize, shape.sources, geo.lanes, geo.banks);
+        assert!(
+            (1..=MAX_SOURCES).contains(&s),
+            "operand collector: sources must be 1..=3, got {s}"
+        );
+        let parallel = shape.policy == ReadPolicy::Parallel;
+        let p = if parallel { s } else { 1 };
+        OperandCollector {
+            clock: Default::default(),
+            reset: Default::default(),
+            issue_valid: Default::default(),
+            issue_ready: Default::default(),
+            issue_warp: Default::default(),
+            issue_src: sigs(s),
+            issue_need: sigs(s),
+            issue_payload: Default::default(),
+            wb_valid: Default::default(),
+            wb_warp: Default::default(),
+            wb_rd: Default::default(),
+            wb_mask: sigs(l),
+            wb_data: sigs(l),
+            disp_valid: Default::default(),
+            disp_ready: Default::default(),
+            disp_cu: Default::default(),
+            disp_warp: Default::default(),
+            disp_payload: Default::default(),
+            disp_data: sigs(s * l),
+            ev_alloc: Default::default(),
+            ev_alloc_cu: Default::default(),
+            ev_grant: sigs(b),
+            ev_grant_cu: sigs(b),
+            ev_grant_src: sigs(b),
+            ev_conflict: sigs(b),
+            ev_write: sigs(b),
+            rf: RegisterFile::with_geometry(geo),
+            cu_valid: sigs(c),
+            cu_warp: sigs(c),
+            cu_payload: sigs(c),
+            cu_reg: sigs(c * s),
+            cu_pend: sigs(c * s),
+            cu_arr: sigs(c * s),
+            cu_data: sigs(c * s * l),
+            cu_abank: sigs(if parallel { 0 } else { c }),
+            cu_dep: sigs(c * c),
+            rr: sigs(b),
+            dptr: Default::default(),
+            wb_go: Default::default(),
+            wb_bank: Default::default(),
+            seen: sigs(c),
+            obank: sigs(c * s),
+            req: sigs(c * s),
+            cureq: sigs(b * c),
+            cusrc: sigs(b * c),
+            any_req: sigs(b),
+            two_req: sigs(b),
+            g_any: sigs(b),
+            g_hi: sigs(b),
+            sel_any: sigs(b),
+            sel_hi: sigs(b),
+            wblock: sigs(b),
+            bgrant: sigs(b),
+            gcu: sigs(b),
+            gsrc: sigs(b),
+            gr: sigs(c * s),
+            pbank: sigs(c * p),
+            cu_in: sigs(c * p * l),
+            cu_cur: sigs(c * s * l),
+            complete: sigs(c),
+            elig: sigs(c),
+            fire_cu: sigs(c),
+            d_any: Default::default(),
+            d_hi: Default::default(),
+            d_sel_any: Default::default(),
+            d_sel_hi: Default::default(),
+            d_sel: Default::default(),
+            d_fire: Default::default(),
+            a_found: Default::default(),
+            a_sel: Default::default(),
+            a_go: Default::default(),
+            alloc_cu: sigs(c),
+            k_parallel: Constant::new(parallel),
+            bank_mask: k(b - 1),
+            swizzle_mask: k(if geo.swizzled {
+                (1 << BANK_BITS) - 1
+            } else {
+                0
+            }),
+            reg_zero: k(0),
+            data_zero: k(0),
+            warp_zero: k(0),
+            payload_zero: k(0),
+            k_cu: (0..c).map(k).collect(),
+            k_next: (0..c).map(|i| k((i + 1) % c)).collect(),
+            k_src: (0..s).map(k).collect(),
+            k_bank: (0..b).map(k).collect(),
+            _c: c,
+            _s: s,
+            _l: l,
+            _b: b,
+            _p: p,
+            _ps: usize::from(parallel),
+            _inorder: usize::from(!parallel),
+            _parallel: usize::from(parallel),
+        }
+    }
+}
+
+impl Logic for OperandCollector {
+    // Index arithmetic inside `[...]` may only use loop variables (rust-hdl evaluates it at
+    // Verilog generation time), so the dimensions are bound to single-iteration loops:
+    // nc = C, ns = S, nl = L, np = P, ps = 0/1. Loops over `0.._inorder` / `0.._parallel`
+    // are compile-time conditionals.
+    #[hdl_gen]
+    fn update(&mut self) {
+        for nc in self._c..(self._c + 1) {
+            for ns in self._s..(self._s + 1) {
+                for nl in self._l..(self._l + 1) {
+                    for np in self._p..(self._p + 1) {
+                        for ps in self._ps..(self._ps + 1) {
+                            // ---------------- clocks, register file write port
+                            self.rf.clock.next = self.clock.val();
+                            self.dptr.clock.next = self.clock.val();
+                            for i in 0..self._c {
+                                self.cu_valid[i].clock.next = self.clock.val();
+                                self.cu_warp[i].clock.next = self.clock.val();
+                                self.cu_payload[i].clock.next = self.clock.val();
+                                for j in 0..self._c {
+                                    self.cu_dep[i * nc + j].clock.next = self.clock.val();
+                                }
+                                for s in 0..self._s {
+                                    self.cu_reg[i * ns + s].clock.next = self.clock.val();
+                                    self.cu_pend[i * ns + s].clock.next = self.clock.val();
+                                    self.cu_arr[i * ns + s].clock.next = self.clock.val();
+                                    for l in 0..self._l {
+                                        self.cu_data[(i * ns + s) * nl + l].clock.next =
+                                            self.clock.val();
+                                    }
+                                }
+                            }
+                            for _z in 0..self._inorder {
+                                for i in 0..self._c {
+                                    self.cu_abank[i].clock.next = self.clock.val();
+                                }
+                            }
+                            for b in 0..self._b {
+                                self.rr[b].clock.next = self.clock.val();
+                            }
+                            self.rf.write_enable.next = self.wb_valid.val() && !self.reset.val();
+                            self.rf.write_warp.next = self.wb_warp.val();
+                            self.rf.write_reg.next = self.wb_rd.val();
+                            for l in 0..self._l {
+                                self.rf.write_mask[l].next = self.wb_mask[l].val();
+                                self.rf.write_data[l].next = self.wb_data[l].val();
+                            }
+                            self.wb_go.next = self.wb_valid.val()
+                                && !self.reset.val()
+                                && (self.wb_rd.val() != self.reg_zero.val());
+                            self.wb_bank.next = (self.wb_rd.val()
+                                + (self.wb_warp.val().get_bits::<5>(0) & self.swizzle_mask.val()))
+                                & self.bank_mask.val();
+
+                            // ---------------- requests
+                            for i in 0..self._c {
+                                self.seen[i].next = false;
+                                for s in 0..self._s {
+                                    self.obank[i * ns + s].next = (self.cu_reg[i * ns + s].q.val()
+                                        + (self.cu_warp[i].q.val().get_bits::<5>(0)
+                                            & self.swizzle_mask.val()))
+                                        & self.bank_mask.val();
+                                    self.req[i * ns + s].next = self.cu_valid[i].q.val()
+                                        && self.cu_pend[i * ns + s].q.val()
+                                        && (self.k_parallel.val() || !self.seen[i].val())
+                                        && !self.reset.val();
+                                    if self.cu_pend[i * ns + s].q.val() {
+                                        self.seen[i].next = true;
+                                    }
+                                }
+                            }
+                            for b in 0..self._b {
+                                self.any_req[b].next = false;
+                                self.two_req[b].next = false;
+                                for i in 0..self._c {
+                                    self.cureq[b * nc + i].next = false;
+                                    self.cusrc[b * nc + i].next = self.k_src[0].val();
+                                    for s in 0..self._s {
+                                        if self.req[i * ns + s].val()
+                                            && (self.obank[i * ns + s].val()
+                                                == self.k_bank[b].val())
+                                        {
+                                            if self.any_req[b].val() {
+                                                self.two_req[b].next = true;
+                                            }
+                                            self.any_req[b].next = true;
+                                            if !self.cureq[b * nc + i].val() {
+                                                self.cusrc[b * nc + i].next = self.k_src[s].val();
+                                            }
+                                            self.cureq[b * nc + i].next = true;
+                                        }
+                                    }
+                                }
+
+                                // ---------------- per-bank arbitration
+                                self.wblock[b].next = self.wb_go.val()
+                                    && (self.wb_bank.val() == self.k_bank[b].val());
+                                self.g_any[b].next = false;
+                                self.g_hi[b].next = false;
+                                self.sel_any[b].next = self.k_cu[0].val();
+                                self.sel_hi[b].next = self.k_cu[0].val();
+                                for i in 0..self._c {
+                                    if self.cureq[b * nc + i].val() {
+                                        if !self.g_any[b].val() {
+                                            self.sel_any[b].next = self.k_cu[i].val();
+                                        }
+                                        self.g_any[b].next = true;
+                                        if !self.g_hi[b].val()
+                                            && (self.k_cu[i].val() >= self.rr[b].q.val())
+                                        {
+                                            self.sel_hi[b].next = self.k_cu[i].val();
+                                            self.g_hi[b].next = true;
+                                        }
+                                    }
+                                }
+                                self.bgrant[b].next = self.g_any[b].val() && !self.wblock[b].val();
+                                self.gcu[b].next = self.k_cu[0].val();
+                                if self.bgrant[b].val() {
+                                    if self.g_hi[b].val() {
+                                        self.gcu[b].next = self.sel_hi[b].val();
+                                    } else {
+                                        self.gcu[b].next = self.sel_any[b].val();
+                                    }
+                                }
+                                self.gsrc[b].next = self.k_src[0].val();
+                                self.rr[b].d.next = self.rr[b].q.val();
+                                self.rf.read_warp[b].next = self.warp_zero.val();
+                                self.rf.read_reg[b].next = self.reg_zero.val();
+                                for i in 0..self._c {
+                                    if self.gcu[b].val() == self.k_cu[i].val() {
+                                        self.rf.read_warp[b].next = self.cu_warp[i].q.val();
+                                        if self.bgrant[b].val() {
+                                            self.gsrc[b].next = self.cusrc[b * nc + i].val();
+                                            self.rr[b].d.next = self.k_next[i].val();
+                                        }
+                                    }
+                                }
+                                for i in 0..self._c {
+                                    if self.gcu[b].val() == self.k_cu[i].val() {
+                                        for s in 0..self._s {
+                                            if self.gsrc[b].val() == self.k_src[s].val() {
+                                                self.rf.read_reg[b].next =
+                                                    self.cu_reg[i * ns + s].q.val();
+                                            }
+                                        }
+                                    }
+                                }
+                                if self.reset.val() {
+                                    self.rr[b].d.next = self.k_cu[0].val();
+                                }
+                                self.rf.read_enable[b].next = self.bgrant[b].val();
+                                self.ev_grant[b].next = self.bgrant[b].val();
+                                self.ev_grant_cu[b].next = self.gcu[b].val();
+                                self.ev_grant_src[b].next = self.gsrc[b].val();
+                                self.ev_conflict[b].next = self.two_req[b].val()
+                                    || (self.any_req[b].val() && self.wblock[b].val());
+                                self.ev_write[b].next = self.wblock[b].val();
+                            }
+
+                            // ---------------- grants per source, crossbar, operand values
+                            for i in 0..self._c {
+                                for s in 0..self._s {
+                                    self.gr[i * ns + s].next = false;
+                                    for b in 0..self._b {
+                                        if self.bgrant[b].val()
+                                            && (self.gcu[b].val() == self.k_cu[i].val())
+                                            && (self.gsrc[b].val() == self.k_src[s].val())
+                                        {
+                                            self.gr[i * ns + s].next = true;
+                                        }
+                                    }
+                                }
+                            }
+                            for _z in 0..self._inorder {
+                                for i in 0..self._c {
+                                    self.pbank[i].next = self.cu_abank[i].q.val();
+                                    self.cu_abank[i].d.next = self.cu_abank[i].q.val();
+                                    for s in 0..self._s {
+                                        if self.gr[i * ns + s].val() {
+                                            self.cu_abank[i].d.next = self.obank[i * ns + s].val();
+                                        }
+                                    }
+                                }
+                            }
+                            for _z in 0..self._parallel {
+                                for i in 0..self._c {
+                                    for s in 0..self._s {
+                                        self.pbank[i * ns + s].next = self.obank[i * ns + s].val();
+                                    }
+                                }
+                            }
+                            for i in 0..self._c {
+                                for p in 0..self._p {
+                                    for l in 0..self._l {
+                                        self.cu_in[(i * np + p) * nl + l].next =
+                                            self.data_zero.val();
+                                        for b in 0..self._b {
+                                            if self.pbank[i * np + p].val() == self.k_bank[b].val()
+                                            {
+                                                self.cu_in[(i * np + p) * nl + l].next =
+                                                    self.rf.read_data[b * nl + l].val();
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                            for i in 0..self._c {
+                                self.complete[i].next =
+                                    self.cu_valid[i].q.val() && !self.reset.val();
+                                for s in 0..self._s {
+                                    if self.cu_pend[i * ns + s].q.val() {
+                                        self.complete[i].next = false;
+                                    }
+                                    for l in 0..self._l {
+                                        self.cu_cur[(i * ns + s) * nl + l].next =
+                                            self.cu_data[(i * ns + s) * nl + l].q.val();
+                                        if self.cu_arr[i * ns + s].q.val() {
+                                            self.cu_cur[(i * ns + s) * nl + l].next =
+                                                self.cu_in[(i * np + s * ps) * nl + l].val();
+                                        }
+                                    }
+                                }
+                            }
+
+                            // ---------------- dispatch
+                            for i in 0..self._c {
+                                self.elig[i].next = self.complete[i].val();
+                                for j in 0..self._c {
+                                    if self.cu_dep[i * nc + j].q.val() {
+                                        self.elig[i].next = false;
+                                    }
+                                }
+                            }
+                            self.d_any.next = false;
+                            self.d_hi.next = false;
+                            self.d_sel_any.next = self.k_cu[0].val();
+                            self.d_sel_hi.next = self.k_cu[0].val();
+                            for i in 0..self._c {
+                                if self.elig[i].val() {
+                                    if !self.d_any.val() {
+                                        self.d_sel_any.next = self.k_cu[i].val();
+                                    }
+                                    self.d_any.next = true;
+                                    if !self.d_hi.val() && (self.k_cu[i].val() >= self.dptr.q.val())
+                                    {
+                                        self.d_sel_hi.next = self.k_cu[i].val();
+                                        self.d_hi.next = true;
+                                    }
+                                }
+                            }
+                            self.d_sel.next = self.k_cu[0].val();
+                            if self.d_any.val() {
+                                if self.d_hi.val() {
+                                    self.d_sel.next = self.d_sel_hi.val();
+                                } else {
+                                    self.d_sel.next = self.d_sel_any.val();
+                                }
+                            }
+                            self.d_fire.next = self.d_any.val() && self.disp_ready.val();
+                            self.disp_valid.next = self.d_any.val();
+                            self.disp_cu.next = self.d_sel.val();
+                            self.disp_warp.next = self.warp_zero.val();
+                            self.disp_payload.next = self.payload_zero.val();
+                            for s in 0..self._s {
+                                for l in 0..self._l {
+                                    self.disp_data[s * nl + l].next = self.data_zero.val();
+                                }
+                            }
+                            self.dptr.d.next = self.dptr.q.val();
+                            for i in 0..self._c {
+                                if self.d_any.val() && (self.d_sel.val() == self.k_cu[i].val()) {
+                                    self.disp_warp.next = self.cu_warp[i].q.val();
+                                    self.disp_payload.next = self.cu_payload[i].q.val();
+                                    for s in 0..self._s {
+                                        for l in 0..self._l {
+                                            self.disp_data[s * nl + l].next =
+                                                self.cu_cur[(i * ns + s) * nl + l].val();
+                                        }
+                                    }
+                                    if self.disp_ready.val() {
+                                        self.dptr.d.next = self.k_next[i].val();
+                                    } else {
+                                        self.dptr.d.next = self.k_cu[i].val();
+                                    }
+                                }
+                            }
+                            if self.reset.val() {
+                                self.dptr.d.next = self.k_cu[0].val();
+                            }
+
+                            // ---------------- allocation
+                            self.a_found.next = false;
+                            self.a_sel.next = self.k_cu[0].val();
+                            for i in 0..self._c {
+                                if !self.cu_valid[i].q.val() && !self.a_found.val() {
+                                    self.a_sel.next = self.k_cu[i].val();
+                                    self.a_found.next = true;
+                                }
+                            }
+                            self.issue_ready.next = self.a_found.val() && !self.reset.val();
+                            self.a_go.next =
+                                self.issue_valid.val() && self.a_found.val() && !self.reset.val();
+                            self.ev_alloc.next = self.a_go.val();
+                            self.ev_alloc_cu.next = self.k_cu[0].val();
+                            if self.a_go.val() {
+                                self.ev_alloc_cu.next = self.a_sel.val();
+                            }
+
+                            // ---------------- CU state
+                            for i in 0..self._c {
+                                self.alloc_cu[i].next =
+                                    self.a_go.val() && (self.a_sel.val() == self.k_cu[i].val());
+                                self.fire_cu[i].next =
+                                    self.d_fire.val() && (self.d_sel.val() == self.k_cu[i].val());
+                            }
+                            for i in 0..self._c {
+                                for j in 0..self._c {
+                                    self.cu_dep[i * nc + j].d.next =
+                                        self.cu_dep[i * nc + j].q.val() && !self.fire_cu[j].val();
+                                    if self.alloc_cu[i].val() {
+                                        self.cu_dep[i * nc + j].d.next = self.cu_valid[j].q.val()
+                                            && (self.cu_warp[j].q.val() == self.issue_warp.val())
+                                            && !self.fire_cu[j].val();
+                                    }
+                                    if self.reset.val() {
+                                        self.cu_dep[i * nc + j].d.next = false;
+                                    }
+                                }
+                            }
+                            for i in 0..self._c {
+                                self.cu_valid[i].d.next = self.cu_valid[i].q.val();
+                                self.cu_warp[i].d.next = self.cu_warp[i].q.val();
+                                self.cu_payload[i].d.next = self.cu_payload[i].q.val();
+                                if self.fire_cu[i].val() {
+                                    self.cu_valid[i].d.next = false;
+                                }
+                                if self.alloc_cu[i].val() {
+                                    self.cu_valid[i].d.next = true;
+                                    self.cu_warp[i].d.next = self.issue_warp.val();
+                                    self.cu_payload[i].d.next = self.issue_payload.val();
+                                }
+                                if self.reset.val() {
+                                    self.cu_valid[i].d.next = false;
+                                }
+                                for s in 0..self._s {
+                                    self.cu_reg[i * ns + s].d.next =
+                                        self.cu_reg[i * ns + s].q.val();
+                                    self.cu_pend[i * ns + s].d.next =
+                                        self.cu_pend[i * ns + s].q.val()
+                                            && !self.gr[i * ns + s].val();
+                                    self.cu_arr[i * ns + s].d.next = self.gr[i * ns + s].val();
+                                    if self.alloc_cu[i].val() {
+                                        self.cu_reg[i * ns + s].d.next = self.issue_src[s].val();
+                                        self.cu_pend[i * ns + s].d.next = self.issue_need[s].val()
+                                            && (self.issue_src[s].val() != self.reg_zero.val());
+                                    }
+                                    if self.reset.val() {
+                                        self.cu_pend[i * ns + s].d.next = false;
+                                    }
+                                    for l in 0..self._l {
+                                        self.cu_data[(i * ns + s) * nl + l].d.next =
+                                            self.cu_cur[(i * ns + s) * nl + l].val();
+                                        if self.alloc_cu[i].val() {
+                                            self.cu_data[(i * ns + s) * nl + l].d.next =
+                                                self.data_zero.val();
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

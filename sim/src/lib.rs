@@ -13,6 +13,7 @@ mod commit;
 mod execute;
 mod gpu;
 mod memory;
+pub mod operand_collector;
 pub mod simt_stack;
 mod sm;
 mod stats;
