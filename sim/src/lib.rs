@@ -14,6 +14,8 @@ mod execute;
 mod gpu;
 mod memory;
 pub mod operand_collector;
+pub mod scheduler;
+pub mod scoreboard;
 pub mod simt_stack;
 mod sm;
 mod stats;
