@@ -40,10 +40,18 @@ pub fn lint(top: &str, verilog: &str) -> Result<(), String> {
     let path = source_file(top, verilog).map_err(|e| e.to_string())?;
     let out = Command::new("verilator")
         // DECLFILENAME wants one file per module; a generated unit is one file of many modules.
-        .args(["--lint-only", "-Wall", "-Wno-DECLFILENAME", "--top-module", top])
+        .args([
+            "--lint-only",
+            "-Wall",
+            "-Wno-DECLFILENAME",
+            "--top-module",
+            top,
+        ])
         .arg(&path)
         .output()
-        .map_err(|e| format!("cannot run verilator: {e} (install it with scripts/setup.sh --verilator)"))?;
+        .map_err(|e| {
+            format!("cannot run verilator: {e} (install it with scripts/setup.sh --verilator)")
+        })?;
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
