@@ -377,10 +377,9 @@ impl Gpu {
 
     /// [`Gpu::run`] calling `on_commit` for every executed warp-instruction.
     pub fn run_with(&mut self, max_cycles: u64, mut on_commit: impl FnMut(&Commit)) -> RunOutcome {
-        let Some(launch) = self.launch.as_ref() else {
+        if self.launch.is_none() {
             return RunOutcome::Finished;
-        };
-        let _ = launch;
+        }
         let mut cycles = 0u64;
         loop {
             if let Some(f) = self.fault {

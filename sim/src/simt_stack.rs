@@ -64,13 +64,6 @@ impl SimtStack {
         }
     }
 
-    /// Set the active mask of the top entry (`wf.tmc`).
-    pub fn set_mask(&mut self, mask: u32) {
-        if let Some(t) = self.entries.last_mut() {
-            t.mask = mask;
-        }
-    }
-
     /// A divergent split: the top entry becomes the reconvergence entry (next PC = `rpc`), then
     /// `first` and `second` (pc, mask) are pushed in that order with RPC = `rpc`, so `second`
     /// executes first.
