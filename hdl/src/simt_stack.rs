@@ -79,6 +79,7 @@ pub struct WarpStack<const L: usize> {
     pub dbg_entry: Signal<In, Bits<ENTRY_BITS>>,
 
     pub tos_pc: Signal<Out, Bits<32>>,
+    pub tos_rpc: Signal<Out, Bits<32>>,
     pub tos_mask: Signal<Out, Bits<L>>,
     pub empty: Signal<Out, Bit>,
     pub full: Signal<Out, Bit>,
@@ -169,6 +170,7 @@ impl<const L: usize> WarpStack<L> {
             recon_b: Default::default(),
             dbg_entry: Default::default(),
             tos_pc: Default::default(),
+            tos_rpc: Default::default(),
             tos_mask: Default::default(),
             empty: Default::default(),
             full: Default::default(),
@@ -366,6 +368,7 @@ impl<const L: usize> Logic for WarpStack<L> {
 
         // Outputs.
         self.tos_pc.next = self.top_pc.val();
+        self.tos_rpc.next = self.top_rpc.val();
         self.tos_mask.next = self.top_mask.val();
         self.depth.next = self.top_depth.val();
         self.empty.next = !self.valid[0].q.val();
@@ -414,6 +417,8 @@ pub struct SimtStack<const L: usize> {
 
     /// Per warp: next PC of the TOS (0 when empty).
     pub tos_pc: Vec<Signal<Out, Bits<32>>>,
+    /// Per warp: RPC of the TOS (0 when empty; `RPC_NONE` for the base entry).
+    pub tos_rpc: Vec<Signal<Out, Bits<32>>>,
     /// Per warp: active mask of the TOS (0 when empty).
     pub tos_mask: Vec<Signal<Out, Bits<L>>>,
     /// Per warp: the stack is empty (never launched, or every thread exited).
@@ -469,6 +474,7 @@ impl<const L: usize> SimtStack<L> {
             dbg_warp: Default::default(),
             dbg_entry: Default::default(),
             tos_pc: vec_of(warps, |_| Default::default()),
+            tos_rpc: vec_of(warps, |_| Default::default()),
             tos_mask: vec_of(warps, |_| Default::default()),
             empty: vec_of(warps, |_| Default::default()),
             full: vec_of(warps, |_| Default::default()),
@@ -545,6 +551,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.stacks[w].dbg_entry.next = self.dbg_entry.val();
 
             self.tos_pc[w].next = self.stacks[w].tos_pc.val();
+            self.tos_rpc[w].next = self.stacks[w].tos_rpc.val();
             self.tos_mask[w].next = self.stacks[w].tos_mask.val();
             self.empty[w].next = self.stacks[w].empty.val();
             self.full[w].next = self.stacks[w].full.val();

@@ -1,0 +1,591 @@
+//! Branch unit: resolves every instruction that ends a fetch block and commands the SIMT stack
+//! (docs/isa.md §3.3 and §4, docs/microarch/sm.md "Branch unit").
+//!
+//! * Cycle D (dispatch, `in_valid & in_ready`): per-lane comparison (`cmp` of rs1, rs2) and
+//!   `jalr` target (`rs1 + imm` with bit 0 cleared) are registered, with the lowest active
+//!   lane's `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence). Combinationally in
+//!   D, `disp_group` gives the lanes of a `jalr` whose target equals the lowest active lane's
+//!   (the lanes that execute it now; the SM writes the link only for them).
+//! * Cycle D+1: the stack command (or a fault) for the instruction; `wf.tmc` that ends some
+//!   threads and keeps others takes a second command cycle (exit, then set PC).
+//! * The cycle after the last command: `redirect_valid` / `redirect_warp`, so the SM restarts
+//!   the warp's fetch at its settled TOS PC (when the stack is not empty).
+//!
+//! `in_ready` is high when no instruction is in D+1 or later, so one instruction is resolved
+//! every two cycles at most (three for a splitting `wf.tmc`).
+
+use rust_hdl::prelude::*;
+
+use crate::simt_stack::{OP_EXIT, OP_NOP, OP_SET_PC, OP_SPLIT, RPC_NONE};
+use crate::BitPack;
+
+/// Fault causes of docs/microarch/sm.md (`fault_cause`).
+pub const CAUSE_MISALIGNED_FETCH: u64 = 2;
+pub const CAUSE_SIMT_STACK_OVERFLOW: u64 = 8;
+pub const CAUSE_DIVERGENT_JUMP: u64 = 9;
+pub const CAUSE_UNKNOWN_RECONVERGENCE: u64 = 10;
+
+/// `fault_lane` when a fault names no lane.
+pub const NO_LANE: u64 = 0xff;
+
+#[derive(LogicBlock)]
+pub struct BranchUnit<const L: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+
+    // ---- dispatch (cycle D)
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_warp: Signal<In, Bits<6>>,
+    pub in_pc: Signal<In, Bits<32>>,
+    pub in_imm: Signal<In, Bits<32>>,
+    pub in_cmp: Signal<In, Bits<3>>,
+    /// Sidecar word of a conditional branch (`isa::Reconvergence::to_word`).
+    pub in_recon: Signal<In, Bits<32>>,
+    pub in_mask: Signal<In, Bits<L>>,
+    pub in_branch: Signal<In, Bit>,
+    pub in_jal: Signal<In, Bit>,
+    pub in_jalr: Signal<In, Bit>,
+    /// `jalr` with `rd = x0` (a divergent one faults).
+    pub in_rd_zero: Signal<In, Bit>,
+    pub in_exit: Signal<In, Bit>,
+    pub in_tmc: Signal<In, Bit>,
+    /// Per lane: rs1, rs2, x1.
+    pub in_a: Vec<Signal<In, Bits<32>>>,
+    pub in_b: Vec<Signal<In, Bits<32>>>,
+    pub in_ra: Vec<Signal<In, Bits<32>>>,
+    /// Combinational in D: the lanes of a `jalr` that execute it now.
+    pub disp_group: Signal<Out, Bits<L>>,
+
+    // ---- SIMT stack command (cycle D+1 …)
+    pub cmd_op: Signal<Out, Bits<3>>,
+    pub cmd_warp: Signal<Out, Bits<6>>,
+    pub cmd_rpc: Signal<Out, Bits<32>>,
+    pub cmd_pc_a: Signal<Out, Bits<32>>,
+    pub cmd_mask_a: Signal<Out, Bits<L>>,
+    pub cmd_pc_b: Signal<Out, Bits<32>>,
+    pub cmd_mask_b: Signal<Out, Bits<L>>,
+    /// The stack of `cmd_warp` cannot take a split (its `full` output).
+    pub stack_full: Signal<In, Bit>,
+    /// The cycle after the last command of an instruction.
+    pub redirect_valid: Signal<Out, Bit>,
+    pub redirect_warp: Signal<Out, Bits<6>>,
+
+    // ---- fault (one-cycle pulse in D+1; no command then)
+    pub fault_valid: Signal<Out, Bit>,
+    pub fault_warp: Signal<Out, Bits<6>>,
+    pub fault_pc: Signal<Out, Bits<32>>,
+    pub fault_cause: Signal<Out, Bits<4>>,
+    pub fault_lane: Signal<Out, Bits<8>>,
+    pub fault_addr: Signal<Out, Bits<32>>,
+
+    // ---- stage registers (D+1)
+    s_valid: DFF<Bit>,
+    s_warp: DFF<Bits<6>>,
+    s_pc: DFF<Bits<32>>,
+    s_imm: DFF<Bits<32>>,
+    s_recon: DFF<Bits<32>>,
+    s_mask: DFF<Bits<L>>,
+    s_taken: DFF<Bits<L>>,
+    s_group: DFF<Bits<L>>,
+    s_target: DFF<Bits<32>>,
+    s_first: DFF<Bits<8>>,
+    s_a_first: DFF<Bits<32>>,
+    s_ra_first: DFF<Bits<32>>,
+    s_branch: DFF<Bit>,
+    s_jal: DFF<Bit>,
+    s_jalr: DFF<Bit>,
+    s_rd_zero: DFF<Bit>,
+    s_exit: DFF<Bit>,
+    s_tmc: DFF<Bit>,
+    /// Second command cycle of a `wf.tmc`.
+    s_phase2: DFF<Bit>,
+    redir: DFF<Bit>,
+    redir_warp: DFF<Bits<6>>,
+
+    pk_taken: BitPack<L>,
+    pk_group: BitPack<L>,
+
+    // ---- combinational
+    lt: Vec<Signal<Local, Bit>>,
+    ltu: Vec<Signal<Local, Bit>>,
+    eq: Vec<Signal<Local, Bit>>,
+    take: Vec<Signal<Local, Bit>>,
+    tgt: Vec<Signal<Local, Bits<32>>>,
+    /// Lowest active lane seen so far (chain over lanes).
+    seen: Vec<Signal<Local, Bit>>,
+    first_tgt: Signal<Local, Bits<32>>,
+    first_lane: Signal<Local, Bits<8>>,
+    a_first: Signal<Local, Bits<32>>,
+    ra_first: Signal<Local, Bits<32>>,
+    taken_m: Signal<Local, Bits<L>>,
+    group_m: Signal<Local, Bits<L>>,
+    /// Popcounts of the taken and not-taken sides (chains).
+    cnt_t: Vec<Signal<Local, Bits<8>>>,
+    cnt_n: Vec<Signal<Local, Bits<8>>>,
+    cnt_t_all: Signal<Local, Bits<8>>,
+    cnt_n_all: Signal<Local, Bits<8>>,
+    not_taken: Signal<Local, Bits<L>>,
+    br_target: Signal<Local, Bits<32>>,
+    pc4: Signal<Local, Bits<32>>,
+    rpc: Signal<Local, Bits<32>>,
+    others: Signal<Local, Bits<L>>,
+    diff_lane: Signal<Local, Bits<8>>,
+    dseen: Vec<Signal<Local, Bit>>,
+    keep: Signal<Local, Bits<L>>,
+    ending: Signal<Local, Bits<L>>,
+    done: Signal<Local, Bit>,
+
+    k_op_nop: Constant<Bits<3>>,
+    k_op_set_pc: Constant<Bits<3>>,
+    k_op_split: Constant<Bits<3>>,
+    k_op_exit: Constant<Bits<3>>,
+    k_beq: Constant<Bits<3>>,
+    k_bne: Constant<Bits<3>>,
+    k_blt: Constant<Bits<3>>,
+    k_bge: Constant<Bits<3>>,
+    k_bltu: Constant<Bits<3>>,
+    k_bgeu: Constant<Bits<3>>,
+    k_rpc_none: Constant<Bits<32>>,
+    k_zero32: Constant<Bits<32>>,
+    k_four: Constant<Bits<32>>,
+    k_not1: Constant<Bits<32>>,
+    k_not3: Constant<Bits<32>>,
+    k_low2: Constant<Bits<32>>,
+    k_zero_mask: Constant<Bits<L>>,
+    k_lane: Vec<Constant<Bits<8>>>,
+    k_no_lane: Constant<Bits<8>>,
+    k_zero8: Constant<Bits<8>>,
+    k_one8: Constant<Bits<8>>,
+    k_kind_none: Constant<Bits<2>>,
+    k_kind_ret: Constant<Bits<2>>,
+    k_kind_never: Constant<Bits<2>>,
+    k_cause_mis: Constant<Bits<4>>,
+    k_cause_ovf: Constant<Bits<4>>,
+    k_cause_div: Constant<Bits<4>>,
+    k_cause_unk: Constant<Bits<4>>,
+    k_cause_none: Constant<Bits<4>>,
+    k_warp0: Constant<Bits<6>>,
+    _lanes: usize,
+}
+
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+fn sigs<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+impl<const L: usize> Default for BranchUnit<L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const L: usize> BranchUnit<L> {
+    pub fn new() -> Self {
+        BranchUnit {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            in_warp: Default::default(),
+            in_pc: Default::default(),
+            in_imm: Default::default(),
+            in_cmp: Default::default(),
+            in_recon: Default::default(),
+            in_mask: Default::default(),
+            in_branch: Default::default(),
+            in_jal: Default::default(),
+            in_jalr: Default::default(),
+            in_rd_zero: Default::default(),
+            in_exit: Default::default(),
+            in_tmc: Default::default(),
+            in_a: sigs(L),
+            in_b: sigs(L),
+            in_ra: sigs(L),
+            disp_group: Default::default(),
+            cmd_op: Default::default(),
+            cmd_warp: Default::default(),
+            cmd_rpc: Default::default(),
+            cmd_pc_a: Default::default(),
+            cmd_mask_a: Default::default(),
+            cmd_pc_b: Default::default(),
+            cmd_mask_b: Default::default(),
+            stack_full: Default::default(),
+            redirect_valid: Default::default(),
+            redirect_warp: Default::default(),
+            fault_valid: Default::default(),
+            fault_warp: Default::default(),
+            fault_pc: Default::default(),
+            fault_cause: Default::default(),
+            fault_lane: Default::default(),
+            fault_addr: Default::default(),
+            s_valid: Default::default(),
+            s_warp: Default::default(),
+            s_pc: Default::default(),
+            s_imm: Default::default(),
+            s_recon: Default::default(),
+            s_mask: Default::default(),
+            s_taken: Default::default(),
+            s_group: Default::default(),
+            s_target: Default::default(),
+            s_first: Default::default(),
+            s_a_first: Default::default(),
+            s_ra_first: Default::default(),
+            s_branch: Default::default(),
+            s_jal: Default::default(),
+            s_jalr: Default::default(),
+            s_rd_zero: Default::default(),
+            s_exit: Default::default(),
+            s_tmc: Default::default(),
+            s_phase2: Default::default(),
+            redir: Default::default(),
+            redir_warp: Default::default(),
+            pk_taken: BitPack::new(L),
+            pk_group: BitPack::new(L),
+            lt: sigs(L),
+            ltu: sigs(L),
+            eq: sigs(L),
+            take: sigs(L),
+            tgt: sigs(L),
+            seen: sigs(L),
+            first_tgt: Default::default(),
+            first_lane: Default::default(),
+            a_first: Default::default(),
+            ra_first: Default::default(),
+            taken_m: Default::default(),
+            group_m: Default::default(),
+            cnt_t: sigs(L + 1),
+            cnt_n: sigs(L + 1),
+            cnt_t_all: Default::default(),
+            cnt_n_all: Default::default(),
+            not_taken: Default::default(),
+            br_target: Default::default(),
+            pc4: Default::default(),
+            rpc: Default::default(),
+            others: Default::default(),
+            diff_lane: Default::default(),
+            dseen: sigs(L),
+            keep: Default::default(),
+            ending: Default::default(),
+            done: Default::default(),
+            k_op_nop: k(OP_NOP),
+            k_op_set_pc: k(OP_SET_PC),
+            k_op_split: k(OP_SPLIT),
+            k_op_exit: k(OP_EXIT),
+            k_beq: k(0),
+            k_bne: k(1),
+            k_blt: k(4),
+            k_bge: k(5),
+            k_bltu: k(6),
+            k_bgeu: k(7),
+            k_rpc_none: k(RPC_NONE as u64),
+            k_zero32: k(0),
+            k_four: k(4),
+            k_not1: k(0xffff_fffe),
+            k_not3: k(0xffff_fffc),
+            k_low2: k(3),
+            k_zero_mask: k(0),
+            k_lane: (0..L as u64).map(k::<8>).collect(),
+            k_no_lane: k(NO_LANE),
+            k_zero8: k(0),
+            k_one8: k(1),
+            k_kind_none: k(0),
+            k_kind_ret: k(2),
+            k_kind_never: k(3),
+            k_cause_mis: k(CAUSE_MISALIGNED_FETCH),
+            k_cause_ovf: k(CAUSE_SIMT_STACK_OVERFLOW),
+            k_cause_div: k(CAUSE_DIVERGENT_JUMP),
+            k_cause_unk: k(CAUSE_UNKNOWN_RECONVERGENCE),
+            k_cause_none: k(0),
+            k_warp0: k(0),
+            _lanes: L,
+        }
+    }
+}
+
+impl<const L: usize> Logic for BranchUnit<L> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.s_valid.clock.next = self.clock.val();
+        self.s_warp.clock.next = self.clock.val();
+        self.s_pc.clock.next = self.clock.val();
+        self.s_imm.clock.next = self.clock.val();
+        self.s_recon.clock.next = self.clock.val();
+        self.s_mask.clock.next = self.clock.val();
+        self.s_taken.clock.next = self.clock.val();
+        self.s_group.clock.next = self.clock.val();
+        self.s_target.clock.next = self.clock.val();
+        self.s_first.clock.next = self.clock.val();
+        self.s_a_first.clock.next = self.clock.val();
+        self.s_ra_first.clock.next = self.clock.val();
+        self.s_branch.clock.next = self.clock.val();
+        self.s_jal.clock.next = self.clock.val();
+        self.s_jalr.clock.next = self.clock.val();
+        self.s_rd_zero.clock.next = self.clock.val();
+        self.s_exit.clock.next = self.clock.val();
+        self.s_tmc.clock.next = self.clock.val();
+        self.s_phase2.clock.next = self.clock.val();
+        self.redir.clock.next = self.clock.val();
+        self.redir_warp.clock.next = self.clock.val();
+
+        // ---------------- cycle D: lane comparisons, jalr targets, lowest active lane
+        self.seen[0].next = false;
+        for l in 0..(self._lanes - 1) {
+            self.seen[l + 1].next = self.seen[l].val() | self.in_mask.val().get_bit(l);
+        }
+        self.first_tgt.next = self.k_zero32.val();
+        self.first_lane.next = self.k_no_lane.val();
+        self.a_first.next = self.k_zero32.val();
+        self.ra_first.next = self.k_zero32.val();
+        self.taken_m.next = self.pk_taken.q.val();
+        for l in 0..self._lanes {
+            self.eq[l].next = self.in_a[l].val() == self.in_b[l].val();
+            self.ltu[l].next = self.in_a[l].val() < self.in_b[l].val();
+            self.lt[l].next = self.ltu[l].val();
+            if self.in_a[l].val().get_bit(31) != self.in_b[l].val().get_bit(31) {
+                self.lt[l].next = self.in_a[l].val().get_bit(31);
+            }
+            self.take[l].next = false;
+            if self.in_cmp.val() == self.k_beq.val() {
+                self.take[l].next = self.eq[l].val();
+            }
+            if self.in_cmp.val() == self.k_bne.val() {
+                self.take[l].next = !self.eq[l].val();
+            }
+            if self.in_cmp.val() == self.k_blt.val() {
+                self.take[l].next = self.lt[l].val();
+            }
+            if self.in_cmp.val() == self.k_bge.val() {
+                self.take[l].next = !self.lt[l].val();
+            }
+            if self.in_cmp.val() == self.k_bltu.val() {
+                self.take[l].next = self.ltu[l].val();
+            }
+            if self.in_cmp.val() == self.k_bgeu.val() {
+                self.take[l].next = !self.ltu[l].val();
+            }
+            self.pk_taken.d[l].next = self.take[l].val() & self.in_mask.val().get_bit(l);
+            self.tgt[l].next = (self.in_a[l].val() + self.in_imm.val()) & self.k_not1.val();
+            if self.in_mask.val().get_bit(l) & !self.seen[l].val() {
+                self.first_tgt.next = self.tgt[l].val();
+                self.first_lane.next = self.k_lane[l].val();
+                self.a_first.next = self.in_a[l].val();
+                self.ra_first.next = self.in_ra[l].val();
+            }
+        }
+        for l in 0..self._lanes {
+            self.pk_group.d[l].next =
+                self.in_mask.val().get_bit(l) & (self.tgt[l].val() == self.first_tgt.val());
+        }
+        self.group_m.next = self.pk_group.q.val();
+        self.disp_group.next = self.group_m.val();
+
+        // ---------------- cycle D+1: command or fault
+        self.br_target.next = self.s_pc.q.val() + self.s_imm.q.val();
+        self.pc4.next = self.s_pc.q.val() + self.k_four.val();
+        self.not_taken.next = self.s_mask.q.val() & !self.s_taken.q.val();
+        self.others.next = self.s_mask.q.val() & !self.s_group.q.val();
+        self.keep.next = self.s_a_first.q.val().get_bits::<L>(0) & self.s_mask.q.val();
+        self.ending.next = self.s_mask.q.val() & !self.keep.val();
+        self.cnt_t[0].next = self.k_zero8.val();
+        self.cnt_n[0].next = self.k_zero8.val();
+        self.dseen[0].next = false;
+        for l in 0..(self._lanes - 1) {
+            self.dseen[l + 1].next = self.dseen[l].val() | self.others.val().get_bit(l);
+        }
+        self.diff_lane.next = self.k_no_lane.val();
+        for l in 0..self._lanes {
+            self.cnt_t[l + 1].next = self.cnt_t[l].val();
+            if self.s_taken.q.val().get_bit(l) {
+                self.cnt_t[l + 1].next = self.cnt_t[l].val() + self.k_one8.val();
+            }
+            self.cnt_n[l + 1].next = self.cnt_n[l].val();
+            if self.not_taken.val().get_bit(l) {
+                self.cnt_n[l + 1].next = self.cnt_n[l].val() + self.k_one8.val();
+            }
+            if self.others.val().get_bit(l) & !self.dseen[l].val() {
+                self.diff_lane.next = self.k_lane[l].val();
+            }
+        }
+        for nl in self._lanes..(self._lanes + 1) {
+            self.cnt_t_all.next = self.cnt_t[nl].val();
+            self.cnt_n_all.next = self.cnt_n[nl].val();
+        }
+        // Reconvergence PC of a divergent branch (sidecar kind in bits 1:0).
+        self.rpc.next = self.s_recon.q.val() & self.k_not3.val();
+        if self.s_recon.q.val().get_bits::<2>(0) == self.k_kind_ret.val() {
+            self.rpc.next = self.s_ra_first.q.val();
+        }
+        if self.s_recon.q.val().get_bits::<2>(0) == self.k_kind_never.val() {
+            self.rpc.next = self.k_rpc_none.val();
+        }
+
+        self.cmd_op.next = self.k_op_nop.val();
+        self.cmd_warp.next = self.s_warp.q.val();
+        self.cmd_rpc.next = self.k_zero32.val();
+        self.cmd_pc_a.next = self.pc4.val();
+        self.cmd_mask_a.next = self.k_zero_mask.val();
+        self.cmd_pc_b.next = self.k_zero32.val();
+        self.cmd_mask_b.next = self.k_zero_mask.val();
+        self.fault_valid.next = false;
+        self.fault_warp.next = self.s_warp.q.val();
+        self.fault_pc.next = self.s_pc.q.val();
+        self.fault_cause.next = self.k_cause_none.val();
+        self.fault_lane.next = self.k_no_lane.val();
+        self.fault_addr.next = self.k_zero32.val();
+        self.done.next = false;
+        if self.s_valid.q.val() {
+            self.done.next = true;
+            // Non-control instruction that ends a block: the stack pops after it.
+            self.cmd_op.next = self.k_op_set_pc.val();
+            if self.s_jal.q.val() {
+                self.cmd_pc_a.next = self.br_target.val();
+                if (self.br_target.val() & self.k_low2.val()) != self.k_zero32.val() {
+                    self.cmd_op.next = self.k_op_nop.val();
+                    self.fault_valid.next = true;
+                    self.fault_cause.next = self.k_cause_mis.val();
+                    self.fault_addr.next = self.br_target.val();
+                }
+            }
+            if self.s_branch.q.val() {
+                if self.s_taken.q.val() == self.s_mask.q.val() {
+                    self.cmd_pc_a.next = self.br_target.val();
+                } else if self.s_taken.q.val() != self.k_zero_mask.val() {
+                    self.cmd_op.next = self.k_op_split.val();
+                    self.cmd_rpc.next = self.rpc.val();
+                    // The larger side is pushed first (a); on a tie the taken side is on top.
+                    if self.cnt_t_all.val() > self.cnt_n_all.val() {
+                        self.cmd_pc_a.next = self.br_target.val();
+                        self.cmd_mask_a.next = self.s_taken.q.val();
+                        self.cmd_pc_b.next = self.pc4.val();
+                        self.cmd_mask_b.next = self.not_taken.val();
+                    } else {
+                        self.cmd_pc_a.next = self.pc4.val();
+                        self.cmd_mask_a.next = self.not_taken.val();
+                        self.cmd_pc_b.next = self.br_target.val();
+                        self.cmd_mask_b.next = self.s_taken.q.val();
+                    }
+                    if self.s_recon.q.val().get_bits::<2>(0) == self.k_kind_none.val() {
+                        self.cmd_op.next = self.k_op_nop.val();
+                        self.fault_valid.next = true;
+                        self.fault_cause.next = self.k_cause_unk.val();
+                    } else if self.stack_full.val() {
+                        self.cmd_op.next = self.k_op_nop.val();
+                        self.fault_valid.next = true;
+                        self.fault_cause.next = self.k_cause_ovf.val();
+                    }
+                }
+                if (self.s_taken.q.val() != self.k_zero_mask.val())
+                    & ((self.br_target.val() & self.k_low2.val()) != self.k_zero32.val())
+                {
+                    self.cmd_op.next = self.k_op_nop.val();
+                    self.fault_valid.next = true;
+                    self.fault_cause.next = self.k_cause_mis.val();
+                    self.fault_addr.next = self.br_target.val();
+                }
+            }
+            if self.s_jalr.q.val() {
+                self.cmd_pc_a.next = self.s_target.q.val();
+                if self.s_group.q.val() != self.s_mask.q.val() {
+                    // Divergent call: the others re-execute the jalr after the call returns.
+                    self.cmd_op.next = self.k_op_split.val();
+                    self.cmd_rpc.next = self.pc4.val();
+                    self.cmd_pc_a.next = self.s_pc.q.val();
+                    self.cmd_mask_a.next = self.others.val();
+                    self.cmd_pc_b.next = self.s_target.q.val();
+                    self.cmd_mask_b.next = self.s_group.q.val();
+                    if self.s_rd_zero.q.val() {
+                        self.cmd_op.next = self.k_op_nop.val();
+                        self.fault_valid.next = true;
+                        self.fault_cause.next = self.k_cause_div.val();
+                        self.fault_lane.next = self.diff_lane.val();
+                    } else if self.stack_full.val() {
+                        self.cmd_op.next = self.k_op_nop.val();
+                        self.fault_valid.next = true;
+                        self.fault_cause.next = self.k_cause_ovf.val();
+                    }
+                }
+                if (self.s_target.q.val() & self.k_low2.val()) != self.k_zero32.val() {
+                    self.cmd_op.next = self.k_op_nop.val();
+                    self.fault_valid.next = true;
+                    self.fault_cause.next = self.k_cause_mis.val();
+                    self.fault_lane.next = self.s_first.q.val();
+                    self.fault_addr.next = self.s_target.q.val();
+                }
+            }
+            if self.s_exit.q.val() {
+                self.cmd_op.next = self.k_op_exit.val();
+                self.cmd_mask_a.next = self.s_mask.q.val();
+            }
+            if self.s_tmc.q.val() {
+                if self.s_phase2.q.val() | (self.ending.val() == self.k_zero_mask.val()) {
+                    // Survivors continue at pc + 4 (after the exit, if any).
+                    self.cmd_op.next = self.k_op_set_pc.val();
+                } else {
+                    self.cmd_op.next = self.k_op_exit.val();
+                    self.cmd_mask_a.next = self.ending.val();
+                    if self.keep.val() != self.k_zero_mask.val() {
+                        self.done.next = false;
+                    }
+                }
+            }
+        }
+
+        // ---------------- registers
+        self.in_ready.next = !self.s_valid.q.val();
+        self.s_valid.d.next = (self.s_valid.q.val() & !self.done.val())
+            | (self.in_valid.val() & !self.s_valid.q.val());
+        self.s_phase2.d.next = self.s_valid.q.val() & !self.done.val();
+        self.redir.d.next = self.done.val() & !self.fault_valid.val();
+        self.redir_warp.d.next = self.s_warp.q.val();
+        self.s_warp.d.next = self.s_warp.q.val();
+        self.s_pc.d.next = self.s_pc.q.val();
+        self.s_imm.d.next = self.s_imm.q.val();
+        self.s_recon.d.next = self.s_recon.q.val();
+        self.s_mask.d.next = self.s_mask.q.val();
+        self.s_taken.d.next = self.s_taken.q.val();
+        self.s_group.d.next = self.s_group.q.val();
+        self.s_target.d.next = self.s_target.q.val();
+        self.s_first.d.next = self.s_first.q.val();
+        self.s_a_first.d.next = self.s_a_first.q.val();
+        self.s_ra_first.d.next = self.s_ra_first.q.val();
+        self.s_branch.d.next = self.s_branch.q.val();
+        self.s_jal.d.next = self.s_jal.q.val();
+        self.s_jalr.d.next = self.s_jalr.q.val();
+        self.s_rd_zero.d.next = self.s_rd_zero.q.val();
+        self.s_exit.d.next = self.s_exit.q.val();
+        self.s_tmc.d.next = self.s_tmc.q.val();
+        if self.in_valid.val() & !self.s_valid.q.val() {
+            self.s_warp.d.next = self.in_warp.val();
+            self.s_pc.d.next = self.in_pc.val();
+            self.s_imm.d.next = self.in_imm.val();
+            self.s_recon.d.next = self.in_recon.val();
+            self.s_mask.d.next = self.in_mask.val();
+            self.s_taken.d.next = self.taken_m.val();
+            self.s_group.d.next = self.group_m.val();
+            self.s_target.d.next = self.first_tgt.val();
+            self.s_first.d.next = self.first_lane.val();
+            self.s_a_first.d.next = self.a_first.val();
+            self.s_ra_first.d.next = self.ra_first.val();
+            self.s_branch.d.next = self.in_branch.val();
+            self.s_jal.d.next = self.in_jal.val();
+            self.s_jalr.d.next = self.in_jalr.val();
+            self.s_rd_zero.d.next = self.in_rd_zero.val();
+            self.s_exit.d.next = self.in_exit.val();
+            self.s_tmc.d.next = self.in_tmc.val();
+        }
+        if self.reset.val() {
+            self.s_valid.d.next = false;
+            self.s_phase2.d.next = false;
+            self.redir.d.next = false;
+        }
+        self.redirect_valid.next = self.redir.q.val();
+        self.redirect_warp.next = self.redir_warp.q.val();
+        if !self.redir.q.val() {
+            self.redirect_warp.next = self.k_warp0.val();
+        }
+    }
+}

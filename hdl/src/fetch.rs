@@ -1,0 +1,545 @@
+//! Fetch: instruction memory with its reconvergence sidecar, the per-warp fetch PCs and the
+//! per-warp instruction buffers (I-buffers) of one SM (docs/microarch/fetch.md,
+//! docs/microarch/sm.md "Fetch blocks").
+//!
+//! In short (the page gives every cycle):
+//!
+//! * two synchronous-read RAMs of `imem_bytes / 4` words (instruction word and sidecar), written
+//!   through the load port, read at most once per cycle by fetch ([`InstrMem`], custom Verilog so
+//!   that its depth follows the configuration);
+//! * per warp `w`: fetch PC `fpc[w]`, `enabled[w]` (fetching), `inflight[w]` (a read issued last
+//!   cycle), and an I-buffer of `E = ibuffer_depth` entries {pc, word, sidecar, fault, ends};
+//! * cycle `c`: the first eligible warp (enabled, nothing in flight, I-buffer not full) in
+//!   round-robin order after the warp chosen last is chosen and both RAMs are read at its fetch
+//!   PC; cycle `c + 1`: the word arrives, is classified (does it end the fetch block?) and pushed
+//!   into the warp's I-buffer, the fetch PC advances by 4, and a block-ending instruction stops
+//!   the warp until the next `redirect`;
+//! * the I-buffer heads (`head_*`) come straight from flip-flops; `pop` removes one head per
+//!   cycle.
+//!
+//! State is held in [`RegVec`]s (one Verilog module per vector, not per flip-flop). Each
+//! I-buffer is a shift register with a thermometer valid vector: entry 0 is the head, a pop
+//! shifts the entries down, a push writes the first entry that is free after the pop.
+//!
+//! Written against rust-hdl 0.46 (../shared/BRIEF.md "RTL rules"): flattened 2-D vectors
+//! (`index = w * E + i`, with `E` bound by a one-iteration loop because an index expression may
+//! only contain loop variables and numbers), typed constants for every multi-bit literal, fully
+//! parenthesised mixed expressions, compare-and-select instead of indexing by a signal.
+
+// rust-hdl's `#[hdl_gen]` only translates `for i in a..b` loops with indexing.
+#![allow(clippy::needless_range_loop)]
+
+use std::collections::BTreeMap;
+
+use rust_hdl::prelude::*;
+use warpforge_config::GpuConfig;
+
+use crate::scoreboard::RegVec;
+pub use crate::scoreboard::{WarpId, WARP_BITS};
+use crate::{rename_top, verilog_of, HdlError};
+
+/// Opcodes (`word[6:0]`) that never end a fetch block by themselves: LUI, AUIPC, OP, OP-IMM,
+/// LOAD, STORE, MISC-MEM, SYSTEM. Every other opcode (BRANCH, JAL, JALR, custom-0 and the
+/// illegal ones) ends it.
+pub const PLAIN_OPCODES: [u8; 8] = [0x37, 0x17, 0x33, 0x13, 0x03, 0x23, 0x0f, 0x73];
+
+/// `ceil(log2(n))` (0 for n ≤ 1).
+fn clog2(n: usize) -> usize {
+    let mut b = 0;
+    while (1usize << b) < n {
+        b += 1;
+    }
+    b
+}
+
+/// Instruction memory and reconvergence sidecar: two `2^abits` × 32-bit RAMs with one shared
+/// synchronous read port (addressed by a byte PC: word `read_pc[abits+1:2]`) and one shared
+/// write port (addressed by a word index: `write_index[abits-1:0]`). A read and a write of the
+/// same word in one cycle read the old contents. The read outputs hold while `read_enable` is
+/// low. Contents are not reset. Range checks are the caller's: the address bits above the memory
+/// are ignored here.
+#[derive(LogicBlock)]
+pub struct InstrMem {
+    pub clock: Signal<In, Clock>,
+    pub read_enable: Signal<In, Bit>,
+    pub read_pc: Signal<In, Bits<32>>,
+    pub read_word: Signal<Out, Bits<32>>,
+    pub read_recon: Signal<Out, Bits<32>>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_index: Signal<In, Bits<32>>,
+    pub write_word: Signal<In, Bits<32>>,
+    pub write_recon: Signal<In, Bits<32>>,
+    _abits: usize,
+    _sim: BTreeMap<usize, (Bits<32>, Bits<32>)>,
+}
+
+impl InstrMem {
+    /// A memory of `2^abits` words (`abits` 1..=30).
+    pub fn new(abits: usize) -> Self {
+        assert!(
+            (1..=30).contains(&abits),
+            "instruction memory: 1..=30 address bits"
+        );
+        InstrMem {
+            clock: Default::default(),
+            read_enable: Default::default(),
+            read_pc: Default::default(),
+            read_word: Default::default(),
+            read_recon: Default::default(),
+            write_enable: Default::default(),
+            write_index: Default::default(),
+            write_word: Default::default(),
+            write_recon: Default::default(),
+            _abits: abits,
+            _sim: BTreeMap::new(),
+        }
+    }
+}
+
+impl Logic for InstrMem {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let mask = (1usize << self._abits) - 1;
+            if self.read_enable.val() {
+                let a = (self.read_pc.val().index() >> 2) & mask;
+                let (w, r) = self._sim.get(&a).copied().unwrap_or_default();
+                self.read_word.next = w;
+                self.read_recon.next = r;
+            }
+            if self.write_enable.val() {
+                let a = self.write_index.val().index() & mask;
+                self._sim
+                    .insert(a, (self.write_word.val(), self.write_recon.val()));
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_word.connect();
+        self.read_recon.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let ab = self._abits;
+        let mut unused = vec!["read_pc[1:0]".to_string()];
+        if ab + 2 < 32 {
+            unused.insert(0, format!("read_pc[31:{}]", ab + 2));
+        }
+        if ab < 32 {
+            unused.push(format!("write_index[31:{ab}]"));
+        }
+        Verilog::Custom(format!(
+            "\
+// {words} words x 32 bit instruction memory and its reconvergence sidecar.
+reg [31:0] words [0:{last}];
+reg [31:0] recons [0:{last}];
+// Address bits above the memory (range-checked by the parent) and the byte offset.
+wire unused_addr_bits = &{{1'b0, {unused}}};
+
+always @(posedge clock) begin
+   if (read_enable) begin
+      read_word <= words[read_pc[{rhi}:2]];
+      read_recon <= recons[read_pc[{rhi}:2]];
+   end
+   if (write_enable) begin
+      words[write_index[{whi}:0]] <= write_word;
+      recons[write_index[{whi}:0]] <= write_recon;
+   end
+end
+",
+            words = 1usize << ab,
+            last = (1usize << ab) - 1,
+            unused = unused.join(", "),
+            rhi = ab + 1,
+            whi = ab - 1,
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "instr_mem".into(),
+            clock: "clock".into(),
+            inputs: vec![
+                "read_enable".into(),
+                "read_pc".into(),
+                "write_enable".into(),
+                "write_index".into(),
+                "write_word".into(),
+                "write_recon".into(),
+            ],
+            outputs: vec!["read_word".into(), "read_recon".into()],
+        }]
+    }
+}
+
+/// `n` default values (one signal per warp or per I-buffer entry).
+fn vec_of<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+/// Fetch, instruction memory and I-buffers of one SM. Per-warp ports are `Vec`s indexed by warp
+/// number (Verilog `head_pc$3`, Verilator C++ `head_pc__0243`).
+#[derive(LogicBlock)]
+pub struct Fetch {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: every warp stops fetching, nothing in flight, every I-buffer empty,
+    /// round-robin pointer back to warp 0 (memory contents and fetch PCs are kept).
+    pub reset: Signal<In, Bit>,
+    /// Instruction memory load: word `load_addr` (word index) ← `load_word`, sidecar ←
+    /// `load_recon`, at the edge; ignored when `load_addr` ≥ `imem_bytes / 4`.
+    pub load_valid: Signal<In, Bit>,
+    pub load_addr: Signal<In, Bits<32>>,
+    pub load_word: Signal<In, Bits<32>>,
+    pub load_recon: Signal<In, Bits<32>>,
+    /// Per warp: at the edge `fpc[w] ← redirect_pc[w]` and the warp (re)starts fetching.
+    pub redirect: Vec<Signal<In, Bit>>,
+    pub redirect_pc: Vec<Signal<In, Bits<32>>>,
+    /// Per warp: the TOS RPC of the warp's SIMT stack (ends-block rule `pc + 4 == tos_rpc`).
+    pub tos_rpc: Vec<Signal<In, Bits<32>>>,
+    /// Per warp: the I-buffer head (all from flip-flops; stale when `head_valid` is low).
+    pub head_valid: Vec<Signal<Out, Bit>>,
+    pub head_pc: Vec<Signal<Out, Bits<32>>>,
+    pub head_word: Vec<Signal<Out, Bits<32>>>,
+    pub head_recon: Vec<Signal<Out, Bits<32>>>,
+    /// The fetch PC was outside instruction memory (out-of-range-fetch); word and sidecar read 0.
+    pub head_fault: Vec<Signal<Out, Bit>>,
+    /// This instruction ended its fetch block.
+    pub head_ends: Vec<Signal<Out, Bit>>,
+    /// Remove the head of I-buffer `pop_warp` at the edge (ignored when that head is not valid
+    /// or `pop_warp` ≥ warps).
+    pub pop: Signal<In, Bit>,
+    pub pop_warp: Signal<In, WarpId>,
+    /// A fetch (memory read) is issued this cycle, for warp `ev_fetch_warp` (0 when none).
+    pub ev_fetch: Signal<Out, Bit>,
+    pub ev_fetch_warp: Signal<Out, WarpId>,
+
+    imem: InstrMem,
+    /// Per warp: fetch PC, fetching, read issued in the previous cycle (one-hot or none).
+    fpc: RegVec<Bits<32>>,
+    en: RegVec<Bit>,
+    fl: RegVec<Bit>,
+    /// Length 1: the warp chosen last (round-robin pointer; W-1 after reset).
+    last: RegVec<WarpId>,
+    /// Length 1: PC and out-of-range flag of the read in flight.
+    rd_pc: RegVec<Bits<32>>,
+    rd_fault: RegVec<Bit>,
+    /// I-buffers, entry `i` of warp `w` at `w * E + i` (entry 0 = head); `bv` is a thermometer
+    /// code (`bv[i+1]` ⇒ `bv[i]`).
+    bv: RegVec<Bit>,
+    bpc: RegVec<Bits<32>>,
+    bword: RegVec<Bits<32>>,
+    brecon: RegVec<Bits<32>>,
+    bfault: RegVec<Bit>,
+    bends: RegVec<Bit>,
+
+    wid: Vec<Constant<WarpId>>,
+    last_init: Constant<WarpId>,
+    wzero: Constant<WarpId>,
+    zero32: Constant<Bits<32>>,
+    four: Constant<Bits<32>>,
+    /// `imem_bytes` (fetch range) and `imem_bytes / 4` (load range).
+    pc_limit: Constant<Bits<32>>,
+    word_limit: Constant<Bits<32>>,
+    /// [`PLAIN_OPCODES`].
+    plain_op: Vec<Constant<Bits<7>>>,
+
+    // Combinational locals.
+    elig: Vec<Signal<Local, Bit>>,
+    pick: Vec<Signal<Local, Bit>>,
+    found: Signal<Local, Bit>,
+    sel: Signal<Local, WarpId>,
+    sel_pc: Signal<Local, Bits<32>>,
+    in_range: Signal<Local, Bit>,
+    in_word: Signal<Local, Bits<32>>,
+    in_recon: Signal<Local, Bits<32>>,
+    opcode: Signal<Local, Bits<7>>,
+    plain: Signal<Local, Bit>,
+    pc4: Signal<Local, Bits<32>>,
+    tos_sel: Signal<Local, Bits<32>>,
+    ends: Signal<Local, Bit>,
+    popw: Vec<Signal<Local, Bit>>,
+    /// Valid vector after this cycle's pop (`w * E + i`).
+    pv: Vec<Signal<Local, Bit>>,
+    /// Per warp: the push of this cycle is placed (or there is none).
+    pdone: Vec<Signal<Local, Bit>>,
+
+    _warps: usize,
+    _depth: usize,
+    /// `E - 1`.
+    _depth_m1: usize,
+    _one: usize,
+}
+
+impl Fetch {
+    /// The fetch unit of `cfg`: `cfg.warps` warps, I-buffers of `cfg.ibuffer_depth` entries,
+    /// `cfg.imem_bytes / 4` words of instruction memory.
+    pub fn new(cfg: &GpuConfig) -> Self {
+        Self::with_size(
+            cfg.warps as usize,
+            cfg.ibuffer_depth as usize,
+            cfg.imem_bytes as usize,
+        )
+    }
+
+    /// A fetch unit for `warps` warps (1..=64), I-buffers of `depth` entries (≥ 1) and
+    /// `imem_bytes` bytes of instruction memory (a power of two, 8 ..= 2^31).
+    pub fn with_size(warps: usize, depth: usize, imem_bytes: usize) -> Self {
+        assert!(
+            (1..=1 << WARP_BITS).contains(&warps),
+            "fetch: warps must be 1..=64"
+        );
+        assert!(depth >= 1, "fetch: the I-buffer needs at least one entry");
+        assert!(
+            imem_bytes.is_power_of_two() && (8..=1 << 31).contains(&imem_bytes),
+            "fetch: imem_bytes must be a power of two in 8..=2^31"
+        );
+        let abits = clog2(imem_bytes / 4);
+        let n = warps * depth;
+        Fetch {
+            clock: Default::default(),
+            reset: Default::default(),
+            load_valid: Default::default(),
+            load_addr: Default::default(),
+            load_word: Default::default(),
+            load_recon: Default::default(),
+            redirect: vec_of(warps),
+            redirect_pc: vec_of(warps),
+            tos_rpc: vec_of(warps),
+            head_valid: vec_of(warps),
+            head_pc: vec_of(warps),
+            head_word: vec_of(warps),
+            head_recon: vec_of(warps),
+            head_fault: vec_of(warps),
+            head_ends: vec_of(warps),
+            pop: Default::default(),
+            pop_warp: Default::default(),
+            ev_fetch: Default::default(),
+            ev_fetch_warp: Default::default(),
+            imem: InstrMem::new(abits),
+            fpc: RegVec::new(warps),
+            en: RegVec::new(warps),
+            fl: RegVec::new(warps),
+            last: RegVec::new(1),
+            rd_pc: RegVec::new(1),
+            rd_fault: RegVec::new(1),
+            bv: RegVec::new(n),
+            bpc: RegVec::new(n),
+            bword: RegVec::new(n),
+            brecon: RegVec::new(n),
+            bfault: RegVec::new(n),
+            bends: RegVec::new(n),
+            wid: (0..warps)
+                .map(|w| Constant::new((w as u64).into()))
+                .collect(),
+            last_init: Constant::new(((warps - 1) as u64).into()),
+            wzero: Constant::new(0u64.into()),
+            zero32: Constant::new(0u64.into()),
+            four: Constant::new(4u64.into()),
+            pc_limit: Constant::new((imem_bytes as u64).into()),
+            word_limit: Constant::new(((imem_bytes / 4) as u64).into()),
+            plain_op: PLAIN_OPCODES
+                .iter()
+                .map(|&o| Constant::new((o as u64).into()))
+                .collect(),
+            elig: vec_of(warps),
+            pick: vec_of(warps),
+            found: Default::default(),
+            sel: Default::default(),
+            sel_pc: Default::default(),
+            in_range: Default::default(),
+            in_word: Default::default(),
+            in_recon: Default::default(),
+            opcode: Default::default(),
+            plain: Default::default(),
+            pc4: Default::default(),
+            tos_sel: Default::default(),
+            ends: Default::default(),
+            popw: vec_of(warps),
+            pv: vec_of(n),
+            pdone: vec_of(warps),
+            _warps: warps,
+            _depth: depth,
+            _depth_m1: depth - 1,
+            _one: 1,
+        }
+    }
+}
+
+impl Logic for Fetch {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- clocks ----
+        self.imem.clock.next = self.clock.val();
+        self.fpc.clock.next = self.clock.val();
+        self.en.clock.next = self.clock.val();
+        self.fl.clock.next = self.clock.val();
+        self.last.clock.next = self.clock.val();
+        self.rd_pc.clock.next = self.clock.val();
+        self.rd_fault.clock.next = self.clock.val();
+        self.bv.clock.next = self.clock.val();
+        self.bpc.clock.next = self.clock.val();
+        self.bword.clock.next = self.clock.val();
+        self.brecon.clock.next = self.clock.val();
+        self.bfault.clock.next = self.clock.val();
+        self.bends.clock.next = self.clock.val();
+
+        // ---- instruction memory load ----
+        self.imem.write_enable.next =
+            self.load_valid.val() & (self.load_addr.val() < self.word_limit.val());
+        self.imem.write_index.next = self.load_addr.val();
+        self.imem.write_word.next = self.load_word.val();
+        self.imem.write_recon.next = self.load_recon.val();
+
+        // ---- cycle c: choose a warp (round-robin after `last`) and read its fetch PC ----
+        self.found.next = false;
+        self.sel.next = self.wzero.val();
+        self.sel_pc.next = self.zero32.val();
+        for e in self._depth..(self._depth + 1) {
+            for w in 0..self._warps {
+                // Room: the last entry of the (thermometer-coded) I-buffer is free.
+                self.elig[w].next =
+                    self.en.q[w].val() & (!self.fl.q[w].val()) & (!self.bv.q[w * e + e - 1].val());
+                self.pick[w].next = false;
+            }
+        }
+        // Warp 0 is never after `last` (the loop starts at 1 so that no comparison is
+        // constant, which Verilator's -Wall reports).
+        for w in self._one..self._warps {
+            if self.elig[w].val() & (self.wid[w].val() > self.last.q[0].val()) & (!self.found.val())
+            {
+                self.pick[w].next = true;
+                self.found.next = true;
+            }
+        }
+        for w in 0..self._warps {
+            if self.elig[w].val() & (!self.found.val()) {
+                self.pick[w].next = true;
+                self.found.next = true;
+            }
+        }
+        for w in 0..self._warps {
+            if self.pick[w].val() {
+                self.sel.next = self.wid[w].val();
+                self.sel_pc.next = self.fpc.q[w].val();
+            }
+        }
+        self.in_range.next = self.sel_pc.val() < self.pc_limit.val();
+        self.imem.read_enable.next = self.found.val() & self.in_range.val();
+        self.imem.read_pc.next = self.sel_pc.val();
+        self.ev_fetch.next = self.found.val();
+        self.ev_fetch_warp.next = self.sel.val();
+        self.rd_pc.d[0].next = self.sel_pc.val();
+        self.rd_fault.d[0].next = !self.in_range.val();
+        self.last.d[0].next = self.last.q[0].val();
+        if self.found.val() {
+            self.last.d[0].next = self.sel.val();
+        }
+        if self.reset.val() {
+            self.last.d[0].next = self.last_init.val();
+        }
+
+        // ---- cycle c+1: the word arrives and is classified ----
+        self.in_word.next = self.imem.read_word.val();
+        self.in_recon.next = self.imem.read_recon.val();
+        if self.rd_fault.q[0].val() {
+            self.in_word.next = self.zero32.val();
+            self.in_recon.next = self.zero32.val();
+        }
+        self.opcode.next = self.in_word.val().get_bits::<7>(0);
+        self.plain.next = (self.opcode.val() == self.plain_op[0].val())
+            | (self.opcode.val() == self.plain_op[1].val())
+            | (self.opcode.val() == self.plain_op[2].val())
+            | (self.opcode.val() == self.plain_op[3].val())
+            | (self.opcode.val() == self.plain_op[4].val())
+            | (self.opcode.val() == self.plain_op[5].val())
+            | (self.opcode.val() == self.plain_op[6].val())
+            | (self.opcode.val() == self.plain_op[7].val());
+        self.pc4.next = self.rd_pc.q[0].val() + self.four.val();
+        self.tos_sel.next = self.zero32.val();
+        for w in 0..self._warps {
+            if self.fl.q[w].val() {
+                self.tos_sel.next = self.tos_rpc[w].val();
+            }
+        }
+        self.ends.next =
+            (!self.plain.val()) | self.rd_fault.q[0].val() | (self.pc4.val() == self.tos_sel.val());
+
+        // ---- per warp: fetch PC, enable, in-flight flag ----
+        for w in 0..self._warps {
+            self.fpc.d[w].next = self.fpc.q[w].val();
+            self.en.d[w].next = self.en.q[w].val();
+            if self.fl.q[w].val() {
+                self.fpc.d[w].next = self.pc4.val();
+                if self.ends.val() {
+                    self.en.d[w].next = false;
+                }
+            }
+            if self.redirect[w].val() {
+                self.fpc.d[w].next = self.redirect_pc[w].val();
+                self.en.d[w].next = true;
+            }
+            // A redirect of the chosen warp cancels its read.
+            self.fl.d[w].next =
+                self.pick[w].val() & (!self.redirect[w].val()) & (!self.reset.val());
+            if self.reset.val() {
+                self.en.d[w].next = false;
+            }
+        }
+
+        // ---- I-buffers: pop (shift down), then push into the first free entry ----
+        for e in self._depth..(self._depth + 1) {
+            for w in 0..self._warps {
+                self.popw[w].next = self.pop.val()
+                    & (self.pop_warp.val() == self.wid[w].val())
+                    & self.bv.q[w * e].val();
+                for i in 0..self._depth {
+                    self.pv[w * e + i].next = self.bv.q[w * e + i].val();
+                    self.bpc.d[w * e + i].next = self.bpc.q[w * e + i].val();
+                    self.bword.d[w * e + i].next = self.bword.q[w * e + i].val();
+                    self.brecon.d[w * e + i].next = self.brecon.q[w * e + i].val();
+                    self.bfault.d[w * e + i].next = self.bfault.q[w * e + i].val();
+                    self.bends.d[w * e + i].next = self.bends.q[w * e + i].val();
+                }
+                if self.popw[w].val() {
+                    for i in 0..self._depth_m1 {
+                        self.pv[w * e + i].next = self.bv.q[w * e + i + 1].val();
+                        self.bpc.d[w * e + i].next = self.bpc.q[w * e + i + 1].val();
+                        self.bword.d[w * e + i].next = self.bword.q[w * e + i + 1].val();
+                        self.brecon.d[w * e + i].next = self.brecon.q[w * e + i + 1].val();
+                        self.bfault.d[w * e + i].next = self.bfault.q[w * e + i + 1].val();
+                        self.bends.d[w * e + i].next = self.bends.q[w * e + i + 1].val();
+                    }
+                    self.pv[w * e + e - 1].next = false;
+                }
+                self.pdone[w].next = !self.fl.q[w].val();
+                for i in 0..self._depth {
+                    self.bv.d[w * e + i].next = self.pv[w * e + i].val();
+                    if (!self.pdone[w].val()) & (!self.pv[w * e + i].val()) {
+                        self.bv.d[w * e + i].next = true;
+                        self.bpc.d[w * e + i].next = self.rd_pc.q[0].val();
+                        self.bword.d[w * e + i].next = self.in_word.val();
+                        self.brecon.d[w * e + i].next = self.in_recon.val();
+                        self.bfault.d[w * e + i].next = self.rd_fault.q[0].val();
+                        self.bends.d[w * e + i].next = self.ends.val();
+                        self.pdone[w].next = true;
+                    }
+                    if self.reset.val() {
+                        self.bv.d[w * e + i].next = false;
+                    }
+                }
+                self.head_valid[w].next = self.bv.q[w * e].val();
+                self.head_pc[w].next = self.bpc.q[w * e].val();
+                self.head_word[w].next = self.bword.q[w * e].val();
+                self.head_recon[w].next = self.brecon.q[w * e].val();
+                self.head_fault[w].next = self.bfault.q[w * e].val();
+                self.head_ends[w].next = self.bends.q[w * e].val();
+            }
+        }
+    }
+}
+
+/// The Verilog of the fetch unit of `cfg`, top module named `name`.
+pub fn fetch_verilog(cfg: &GpuConfig, name: &str) -> Result<String, HdlError> {
+    let mut uut = Fetch::new(cfg);
+    Ok(rename_top(&verilog_of("fetch", &mut uut)?, name))
+}

@@ -1,0 +1,1647 @@
+//! The streaming multiprocessor: fetch, I-buffer, decode, scoreboard, warp scheduler, operand
+//! collector with the banked register file, ALU / multiplier / divider, branch unit with the
+//! SIMT stacks, load/store unit with shared memory, writeback, barriers, CTA launch, the commit
+//! trace and counters. Pipeline, latencies and every arbitration rule: docs/microarch/sm.md.
+//! The golden model of the same ISA is `warpforge_sim::sm` / `warpforge_sim::gpu`.
+
+// rust-hdl's `#[hdl_gen]` only translates `for i in a..b` loops with indexing.
+#![allow(clippy::needless_range_loop)]
+
+use rust_hdl::prelude::*;
+use warpforge_config::{GpuConfig, SchedulerPolicy};
+use warpforge_isa::memmap;
+
+use crate::alu::{Alu, ExecConfigError};
+use crate::branch_unit::{BranchUnit, NO_LANE};
+use crate::decode::{
+    Decoder, HeadFields, STEP_LANE, STEP_STACK, UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL,
+};
+use crate::divider::Divider;
+use crate::fetch::Fetch;
+use crate::load_store_unit::LoadStoreUnit;
+use crate::multiplier::Multiplier;
+use crate::operand_collector::{OcShape, OperandCollector, ReadPolicy};
+use crate::scheduler::Scheduler;
+use crate::scoreboard::{RegVec, Scoreboard};
+use crate::simt_stack::{SimtStack, OP_NOP, OP_RESET};
+use crate::top::InjectedFault;
+use crate::{BitPack, Unused, WordPack};
+
+/// One-bit outputs of sub-blocks the SM does not use, besides the per-lane / per-warp / per-bank ones.
+const U1_FIXED: usize = 26;
+
+/// In-flight instructions per SM (tags).
+pub const TAGS: usize = 16;
+
+/// Fault causes raised at issue (docs/microarch/sm.md).
+pub const CAUSE_ILLEGAL: u64 = 1;
+pub const CAUSE_OUT_OF_RANGE_FETCH: u64 = 3;
+pub const CAUSE_ECALL: u64 = 11;
+pub const CAUSE_BREAKPOINT: u64 = 12;
+
+/// CTA launch states.
+const L_IDLE: u64 = 0;
+const L_CLEAR: u64 = 1;
+const L_LAUNCH: u64 = 2;
+
+#[derive(LogicBlock)]
+pub struct Sm<const L: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+
+    // ---- control (from the top level)
+    pub load_valid: Signal<In, Bit>,
+    pub load_addr: Signal<In, Bits<32>>,
+    pub load_word: Signal<In, Bits<32>>,
+    pub load_recon: Signal<In, Bits<32>>,
+    pub k_entry: Signal<In, Bits<32>>,
+    pub k_nctaid: Signal<In, Bits<32>>,
+    pub k_ntid: Signal<In, Bits<32>>,
+    pub k_param: Signal<In, Bits<32>>,
+    pub k_shared: Signal<In, Bits<32>>,
+    /// Warps per CTA, `ceil(ntid / lanes)`.
+    pub k_cta_warps: Signal<In, Bits<32>>,
+    pub cycle: Signal<In, Bits<64>>,
+    /// The GPU stopped on a fault (this SM's or another's): issue and dispatch stop.
+    pub halt: Signal<In, Bit>,
+    pub cta_valid: Signal<In, Bit>,
+    pub cta_ready: Signal<Out, Bit>,
+    pub cta_id: Signal<In, Bits<32>>,
+    /// Global thread index of the CTA's thread 0.
+    pub cta_gtid0: Signal<In, Bits<32>>,
+    /// The SM holds a CTA or is launching one.
+    pub busy: Signal<Out, Bit>,
+    /// The first fault of this SM (held until reset).
+    pub fault: Signal<Out, Bit>,
+    pub fault_warp: Signal<Out, Bits<8>>,
+    pub fault_pc: Signal<Out, Bits<32>>,
+    pub fault_cause: Signal<Out, Bits<4>>,
+    pub fault_lane: Signal<Out, Bits<8>>,
+    pub fault_addr: Signal<Out, Bits<32>>,
+
+    // ---- memory port
+    pub mem_req_valid: Signal<Out, Bit>,
+    pub mem_req_ready: Signal<In, Bit>,
+    pub mem_req_write: Signal<Out, Bit>,
+    pub mem_req_addr: Signal<Out, Bits<32>>,
+    pub mem_req_size: Signal<Out, Bits<2>>,
+    pub mem_req_data: Signal<Out, Bits<32>>,
+    pub mem_resp_valid: Signal<In, Bit>,
+    pub mem_resp_data: Signal<In, Bits<32>>,
+
+    // ---- trace (verification) and counters
+    pub tr_issue_valid: Signal<Out, Bit>,
+    pub tr_issue_warp: Signal<Out, Bits<8>>,
+    pub tr_issue_pc: Signal<Out, Bits<32>>,
+    pub tr_issue_instr: Signal<Out, Bits<32>>,
+    pub tr_issue_mask: Signal<Out, Bits<32>>,
+    pub tr_issue_tag: Signal<Out, Bits<8>>,
+    pub tr_wb_valid: Signal<Out, Bit>,
+    pub tr_wb_tag: Signal<Out, Bits<8>>,
+    pub tr_wb_rd: Signal<Out, Bits<5>>,
+    pub tr_wb_mask: Signal<Out, Bits<32>>,
+    /// Lane `l` in bits `32*l+31 ..= 32*l` (a parent cannot index a child's `Vec` port).
+    pub tr_wb_data: Signal<Out, Bits<1024>>,
+    pub tr_st_valid: Signal<Out, Bit>,
+    pub tr_st_tag: Signal<Out, Bits<8>>,
+    pub tr_st_size: Signal<Out, Bits<2>>,
+    pub tr_st_mask: Signal<Out, Bits<32>>,
+    pub tr_st_addr: Signal<Out, Bits<1024>>,
+    pub tr_st_data: Signal<Out, Bits<1024>>,
+    pub tr_cta_valid: Signal<Out, Bit>,
+    pub tr_cta_id: Signal<Out, Bits<32>>,
+    pub tr_cta_warps: Signal<Out, Bits<64>>,
+    pub ctr_issued: Signal<Out, Bits<32>>,
+    pub ctr_idle: Signal<Out, Bits<32>>,
+    pub ctr_conflicts: Signal<Out, Bits<32>>,
+
+    // ---- units
+    fetch: Fetch,
+    dec_h: Vec<HeadFields>,
+    dec_i: Decoder,
+    dec_d: Decoder,
+    sb: Scoreboard,
+    sched: Scheduler,
+    oc: OperandCollector,
+    alu: Alu,
+    mul: Multiplier,
+    div: Divider,
+    bu: BranchUnit<L>,
+    lsu: LoadStoreUnit,
+    stack: SimtStack<L>,
+    pack_wb: WordPack<32, 1024>,
+    pack_st_addr: WordPack<32, 1024>,
+    pack_st_data: WordPack<32, 1024>,
+    pk_gw: WordPack<6, 32>,
+    pk_imask: WordPack<L, 32>,
+    pk_tag16: WordPack<8, 16>,
+    pk_g8: WordPack<6, 8>,
+    pk_fw8: WordPack<6, 8>,
+    pk_j16: WordPack<6, 16>,
+    pk_wbm: BitPack<32>,
+    pk_stm: BitPack<32>,
+    pk_take: BitPack<64>,
+    pk_lmask: BitPack<L>,
+    u1: Unused<Bit>,
+    u2: Unused<Bits<2>>,
+    u3: Unused<Bits<3>>,
+    u4: Unused<Bits<4>>,
+    u5: Unused<Bits<5>>,
+    u6: Unused<Bits<6>>,
+    u8: Unused<Bits<8>>,
+    u9: Unused<Bits<9>>,
+    u12: Unused<Bits<12>>,
+    u32: Unused<Bits<32>>,
+    u_mask: Unused<Bits<L>>,
+
+    // ---- per-warp state
+    w_launched: RegVec<Bit>,
+    w_cta: RegVec<Bits<6>>,
+    w_ctaid: RegVec<Bits<32>>,
+    w_tid: RegVec<Bits<32>>,
+    w_gtid: RegVec<Bits<32>>,
+    w_instret: RegVec<Bits<32>>,
+    w_bar: RegVec<Bit>,
+    // ---- per CTA slot
+    c_valid: RegVec<Bit>,
+    c_launching: RegVec<Bit>,
+    c_base: RegVec<Bits<32>>,
+    // ---- tag table
+    t_valid: RegVec<Bit>,
+    t_warp: RegVec<Bits<6>>,
+    t_pc: RegVec<Bits<32>>,
+    t_instr: RegVec<Bits<32>>,
+    t_recon: RegVec<Bits<32>>,
+    t_csr: RegVec<Bits<32>>,
+    t_mask: RegVec<Bits<L>>,
+    t_ends: RegVec<Bit>,
+    t_rd: RegVec<Bits<5>>,
+    /// Writeback slots: `slot[k]` = a fixed-latency result arrives `k` cycles from now.
+    slot: RegVec<Bit>,
+    // ---- CTA launch
+    l_state: DFF<Bits<2>>,
+    l_cta: DFF<Bits<32>>,
+    l_gtid: DFF<Bits<32>>,
+    l_tid: DFF<Bits<32>>,
+    l_rem: DFF<Bits<32>>,
+    l_k: DFF<Bits<32>>,
+    l_slot: DFF<Bits<6>>,
+    lr_valid: DFF<Bit>,
+    lr_warp: DFF<Bits<6>>,
+    // ---- fault and counters
+    f_valid: DFF<Bit>,
+    f_warp: DFF<Bits<6>>,
+    f_pc: DFF<Bits<32>>,
+    f_cause: DFF<Bits<4>>,
+    f_lane: DFF<Bits<8>>,
+    f_addr: DFF<Bits<32>>,
+    n_issued: DFF<Bits<32>>,
+    n_idle: DFF<Bits<32>>,
+    n_conflicts: DFF<Bits<32>>,
+
+    // ---- combinational
+    halted: Signal<Local, Bit>,
+    w_busy: Vec<Signal<Local, Bit>>,
+    w_live: Vec<Signal<Local, Bit>>,
+    ready: Vec<Signal<Local, Bit>>,
+    tag_seen: Vec<Signal<Local, Bit>>,
+    tag_free: Signal<Local, Bit>,
+    n_tag: Signal<Local, Bits<8>>,
+    g: Signal<Local, Bits<6>>,
+    gv: Signal<Local, Bit>,
+    i_pc: Signal<Local, Bits<32>>,
+    i_word: Signal<Local, Bits<32>>,
+    i_recon: Signal<Local, Bits<32>>,
+    i_ends: Signal<Local, Bit>,
+    i_fetch_fault: Signal<Local, Bit>,
+    i_mask: Signal<Local, Bits<L>>,
+    i_fault: Signal<Local, Bit>,
+    i_csr: Signal<Local, Bits<32>>,
+    i_at_return: Signal<Local, Bit>,
+    i_instret: Signal<Local, Bits<32>>,
+    i_tid: Signal<Local, Bits<32>>,
+    i_ctaid: Signal<Local, Bits<32>>,
+    i_gtid: Signal<Local, Bits<32>>,
+    i_stack: Signal<Local, Bits<32>>,
+    td: Signal<Local, Bits<8>>,
+    d_pc: Signal<Local, Bits<32>>,
+    d_instr: Signal<Local, Bits<32>>,
+    d_recon: Signal<Local, Bits<32>>,
+    d_csr: Signal<Local, Bits<32>>,
+    d_mask: Signal<Local, Bits<L>>,
+    d_ends: Signal<Local, Bit>,
+    d_cta: Signal<Local, Bits<6>>,
+    d_smem: Signal<Local, Bits<32>>,
+    need_alu: Signal<Local, Bit>,
+    need_mul: Signal<Local, Bit>,
+    need_div: Signal<Local, Bit>,
+    need_lsu: Signal<Local, Bit>,
+    need_bu: Signal<Local, Bit>,
+    d_ready: Signal<Local, Bit>,
+    d_fire: Signal<Local, Bit>,
+    d_done: Signal<Local, Bit>,
+    fx_valid: Signal<Local, Bit>,
+    fx_tag: Signal<Local, Bits<8>>,
+    fx_mask: Vec<Signal<Local, Bit>>,
+    fx_data: Vec<Signal<Local, Bits<32>>>,
+    lsu_done: Signal<Local, Bit>,
+    lsu_wb: Signal<Local, Bit>,
+    wb_valid: Signal<Local, Bit>,
+    wb_tag: Signal<Local, Bits<8>>,
+    wb_warp: Signal<Local, Bits<6>>,
+    wb_rd: Signal<Local, Bits<5>>,
+    wb_instr: Signal<Local, Bits<32>>,
+    wb_mask: Vec<Signal<Local, Bit>>,
+    wb_data: Vec<Signal<Local, Bits<32>>>,
+    wb_mask32: Signal<Local, Bits<32>>,
+    st_mask32: Signal<Local, Bits<32>>,
+    free_cnt: Vec<Signal<Local, Bits<32>>>,
+    take: Vec<Signal<Local, Bit>>,
+    take_mask: Signal<Local, Bits<64>>,
+    res_cnt: Signal<Local, Bits<16>>,
+    j_seen: Vec<Signal<Local, Bit>>,
+    j_free: Signal<Local, Bits<6>>,
+    smem_need: Signal<Local, Bits<32>>,
+    need16: Signal<Local, Bits<16>>,
+    res1: Signal<Local, Bits<16>>,
+    j16: Signal<Local, Bits<16>>,
+    smem_top: Signal<Local, Bits<32>>,
+    free_all: Signal<Local, Bits<32>>,
+    f_lsu_pc: Signal<Local, Bits<32>>,
+    smem_base: Signal<Local, Bits<32>>,
+    room: Signal<Local, Bit>,
+    cta_go: Signal<Local, Bit>,
+    l_go: Signal<Local, Bit>,
+    l_seen: Vec<Signal<Local, Bit>>,
+    l_warp: Signal<Local, Bits<6>>,
+    l_mask: Signal<Local, Bits<L>>,
+    l_last: Signal<Local, Bit>,
+    bar_ok: Vec<Signal<Local, Bit>>,
+    cta_done: Vec<Signal<Local, Bit>>,
+    any_launched: Signal<Local, Bit>,
+    conflicts: Signal<Local, Bits<32>>,
+    csr_lane: Vec<Signal<Local, Bits<32>>>,
+
+    // ---- constants
+    k_wid: Vec<Constant<Bits<6>>>,
+    k_tag: Vec<Constant<Bits<8>>>,
+    k_stack_base: Vec<Constant<Bits<32>>>,
+    k_lane32: Vec<Constant<Bits<32>>>,
+    k_lane_stack: Vec<Constant<Bits<32>>>,
+    k_unit_alu: Constant<Bits<3>>,
+    k_unit_mul: Constant<Bits<3>>,
+    k_unit_div: Constant<Bits<3>>,
+    k_unit_lsu: Constant<Bits<3>>,
+    k_step_lane: Constant<Bits<2>>,
+    k_step_stack: Constant<Bits<2>>,
+    k_kind_ret: Constant<Bits<2>>,
+    k_op_nop: Constant<Bits<3>>,
+    k_op_reset: Constant<Bits<3>>,
+    k_zero32: Constant<Bits<32>>,
+    k_zero8: Constant<Bits<8>>,
+    k_one32: Constant<Bits<32>>,
+    k_zero5: Constant<Bits<5>>,
+    k_reg_ra: Constant<Bits<5>>,
+    k_zero_mask: Constant<Bits<L>>,
+    k_four: Constant<Bits<32>>,
+    k_lanes32: Constant<Bits<32>>,
+    k_warps32: Constant<Bits<32>>,
+    k_sms32: Constant<Bits<32>>,
+    k_smid32: Constant<Bits<32>>,
+    k_smem_bytes: Constant<Bits<32>>,
+    k_l_idle: Constant<Bits<2>>,
+    k_l_clear: Constant<Bits<2>>,
+    k_l_launch: Constant<Bits<2>>,
+    k_csr_cycle: Constant<Bits<12>>,
+    k_csr_cycleh: Constant<Bits<12>>,
+    k_csr_instret: Constant<Bits<12>>,
+    k_csr: Vec<Constant<Bits<12>>>,
+    k_cause_ill: Constant<Bits<4>>,
+    k_cause_oorf: Constant<Bits<4>>,
+    k_cause_ecall: Constant<Bits<4>>,
+    k_cause_bkpt: Constant<Bits<4>>,
+    k_no_lane: Constant<Bits<8>>,
+    k_zero16: Constant<Bits<16>>,
+    k_one16: Constant<Bits<16>>,
+    k_not3: Constant<Bits<32>>,
+    k_three: Constant<Bits<32>>,
+    k_sub_mask: Constant<Bits<32>>,
+    k_sub_match: Constant<Bits<32>>,
+    /// Fault injection: flip mask per lane (all zero without injection).
+    k_inject: Vec<Constant<Bits<32>>>,
+    k_inject_on: Constant<Bit>,
+
+    _warps: usize,
+    /// 1 when the scheduler is GTO / two-level (their extra ports exist), else 0.
+    _gto: usize,
+    _two: usize,
+    _lanes: usize,
+    _banks: usize,
+    _tags: usize,
+    _slots: usize,
+    _alu_lat: usize,
+    _mul_lat: usize,
+    _div_lat: usize,
+}
+
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+fn sigs<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+impl<const L: usize> Sm<L> {
+    /// SM `sm` of a GPU with configuration `cfg` (`cfg.lanes` must be `L`).
+    pub fn new(
+        cfg: &GpuConfig,
+        sm: u32,
+        inject: Option<InjectedFault>,
+    ) -> Result<Self, ExecConfigError> {
+        assert_eq!(
+            cfg.lanes as usize, L,
+            "Sm<{L}> built for lanes = {}",
+            cfg.lanes
+        );
+        let w = cfg.warps as usize;
+        let (alu_lat, mul_lat, div_lat) = (
+            cfg.alu_latency as usize,
+            cfg.mul_latency as usize,
+            cfg.div_latency as usize,
+        );
+        let slots = alu_lat.max(mul_lat).max(div_lat) + 1;
+        let flip: Vec<u64> = (0..L)
+            .map(|l| match inject {
+                Some(InjectedFault::AluSubLaneBit { lane, bit })
+                    if sm == 0 && lane as usize == l =>
+                {
+                    1u64 << (bit & 31)
+                }
+                _ => 0,
+            })
+            .collect();
+        use warpforge_isa::csr;
+        Ok(Sm {
+            clock: Default::default(),
+            reset: Default::default(),
+            load_valid: Default::default(),
+            load_addr: Default::default(),
+            load_word: Default::default(),
+            load_recon: Default::default(),
+            k_entry: Default::default(),
+            k_nctaid: Default::default(),
+            k_ntid: Default::default(),
+            k_param: Default::default(),
+            k_shared: Default::default(),
+            k_cta_warps: Default::default(),
+            cycle: Default::default(),
+            halt: Default::default(),
+            cta_valid: Default::default(),
+            cta_ready: Default::default(),
+            cta_id: Default::default(),
+            cta_gtid0: Default::default(),
+            busy: Default::default(),
+            fault: Default::default(),
+            fault_warp: Default::default(),
+            fault_pc: Default::default(),
+            fault_cause: Default::default(),
+            fault_lane: Default::default(),
+            fault_addr: Default::default(),
+            mem_req_valid: Default::default(),
+            mem_req_ready: Default::default(),
+            mem_req_write: Default::default(),
+            mem_req_addr: Default::default(),
+            mem_req_size: Default::default(),
+            mem_req_data: Default::default(),
+            mem_resp_valid: Default::default(),
+            mem_resp_data: Default::default(),
+            tr_issue_valid: Default::default(),
+            tr_issue_warp: Default::default(),
+            tr_issue_pc: Default::default(),
+            tr_issue_instr: Default::default(),
+            tr_issue_mask: Default::default(),
+            tr_issue_tag: Default::default(),
+            tr_wb_valid: Default::default(),
+            tr_wb_tag: Default::default(),
+            tr_wb_rd: Default::default(),
+            tr_wb_mask: Default::default(),
+            tr_wb_data: Default::default(),
+            tr_st_valid: Default::default(),
+            tr_st_tag: Default::default(),
+            tr_st_size: Default::default(),
+            tr_st_mask: Default::default(),
+            tr_st_addr: Default::default(),
+            tr_st_data: Default::default(),
+            tr_cta_valid: Default::default(),
+            tr_cta_id: Default::default(),
+            tr_cta_warps: Default::default(),
+            ctr_issued: Default::default(),
+            ctr_idle: Default::default(),
+            ctr_conflicts: Default::default(),
+            fetch: Fetch::new(cfg),
+            dec_h: (0..w).map(|_| HeadFields::new()).collect(),
+            dec_i: Decoder::new(),
+            dec_d: Decoder::new(),
+            sb: Scoreboard::new(cfg),
+            sched: Scheduler::new(cfg),
+            oc: OperandCollector::with_shape(
+                cfg,
+                OcShape {
+                    sources: 3,
+                    policy: ReadPolicy::InOrder,
+                },
+            ),
+            alu: Alu::new(cfg)?,
+            mul: Multiplier::new(cfg)?,
+            div: Divider::new(cfg)?,
+            bu: BranchUnit::new(),
+            lsu: LoadStoreUnit::new(cfg),
+            stack: SimtStack::from_config(cfg),
+            pack_wb: WordPack::new(L),
+            pack_st_addr: WordPack::new(L),
+            pack_st_data: WordPack::new(L),
+            pk_gw: WordPack::new(1),
+            pk_imask: WordPack::new(1),
+            pk_tag16: WordPack::new(1),
+            pk_g8: WordPack::new(1),
+            pk_fw8: WordPack::new(1),
+            pk_j16: WordPack::new(1),
+            pk_wbm: BitPack::new(L),
+            pk_stm: BitPack::new(L),
+            pk_take: BitPack::new(w),
+            pk_lmask: BitPack::new(L),
+            u1: Unused::new(U1_FIXED + L + 2 * w + (cfg.rf_banks as usize) * 2 + 2),
+            u2: Unused::new(3 + cfg.rf_banks as usize),
+            u3: Unused::new(2),
+            u4: Unused::new(1),
+            u5: Unused::new(3),
+            u6: Unused::new(3 + cfg.rf_banks as usize),
+            u8: Unused::new(1),
+            u9: Unused::new(w),
+            u12: Unused::new(1),
+            u32: Unused::new(3),
+            u_mask: Unused::new(1),
+            w_launched: RegVec::new(w),
+            w_cta: RegVec::new(w),
+            w_ctaid: RegVec::new(w),
+            w_tid: RegVec::new(w),
+            w_gtid: RegVec::new(w),
+            w_instret: RegVec::new(w),
+            w_bar: RegVec::new(w),
+            c_valid: RegVec::new(w),
+            c_launching: RegVec::new(w),
+            c_base: RegVec::new(w),
+            t_valid: RegVec::new(TAGS),
+            t_warp: RegVec::new(TAGS),
+            t_pc: RegVec::new(TAGS),
+            t_instr: RegVec::new(TAGS),
+            t_recon: RegVec::new(TAGS),
+            t_csr: RegVec::new(TAGS),
+            t_mask: RegVec::new(TAGS),
+            t_ends: RegVec::new(TAGS),
+            t_rd: RegVec::new(TAGS),
+            slot: RegVec::new(slots),
+            l_state: Default::default(),
+            l_cta: Default::default(),
+            l_gtid: Default::default(),
+            l_tid: Default::default(),
+            l_rem: Default::default(),
+            l_k: Default::default(),
+            l_slot: Default::default(),
+            lr_valid: Default::default(),
+            lr_warp: Default::default(),
+            f_valid: Default::default(),
+            f_warp: Default::default(),
+            f_pc: Default::default(),
+            f_cause: Default::default(),
+            f_lane: Default::default(),
+            f_addr: Default::default(),
+            n_issued: Default::default(),
+            n_idle: Default::default(),
+            n_conflicts: Default::default(),
+            halted: Default::default(),
+            w_busy: sigs(w),
+            w_live: sigs(w),
+            ready: sigs(w),
+            tag_seen: sigs(TAGS + 1),
+            tag_free: Default::default(),
+            n_tag: Default::default(),
+            g: Default::default(),
+            gv: Default::default(),
+            i_pc: Default::default(),
+            i_word: Default::default(),
+            i_recon: Default::default(),
+            i_ends: Default::default(),
+            i_fetch_fault: Default::default(),
+            i_mask: Default::default(),
+            i_fault: Default::default(),
+            i_csr: Default::default(),
+            i_at_return: Default::default(),
+            i_instret: Default::default(),
+            i_tid: Default::default(),
+            i_ctaid: Default::default(),
+            i_gtid: Default::default(),
+            i_stack: Default::default(),
+            td: Default::default(),
+            d_pc: Default::default(),
+            d_instr: Default::default(),
+            d_recon: Default::default(),
+            d_csr: Default::default(),
+            d_mask: Default::default(),
+            d_ends: Default::default(),
+            d_cta: Default::default(),
+            d_smem: Default::default(),
+            need_alu: Default::default(),
+            need_mul: Default::default(),
+            need_div: Default::default(),
+            need_lsu: Default::default(),
+            need_bu: Default::default(),
+            d_ready: Default::default(),
+            d_fire: Default::default(),
+            d_done: Default::default(),
+            fx_valid: Default::default(),
+            fx_tag: Default::default(),
+            fx_mask: sigs(L),
+            fx_data: sigs(L),
+            lsu_done: Default::default(),
+            lsu_wb: Default::default(),
+            wb_valid: Default::default(),
+            wb_tag: Default::default(),
+            wb_warp: Default::default(),
+            wb_rd: Default::default(),
+            wb_instr: Default::default(),
+            wb_mask: sigs(L),
+            wb_data: sigs(L),
+            wb_mask32: Default::default(),
+            st_mask32: Default::default(),
+            free_cnt: sigs(w + 1),
+            take: sigs(w),
+            take_mask: Default::default(),
+            res_cnt: Default::default(),
+            j_seen: sigs(w),
+            j_free: Default::default(),
+            smem_need: Default::default(),
+            need16: Default::default(),
+            res1: Default::default(),
+            j16: Default::default(),
+            smem_top: Default::default(),
+            free_all: Default::default(),
+            f_lsu_pc: Default::default(),
+            smem_base: Default::default(),
+            room: Default::default(),
+            cta_go: Default::default(),
+            l_go: Default::default(),
+            l_seen: sigs(w),
+            l_warp: Default::default(),
+            l_mask: Default::default(),
+            l_last: Default::default(),
+            bar_ok: sigs(w),
+            cta_done: sigs(w),
+            any_launched: Default::default(),
+            conflicts: Default::default(),
+            csr_lane: sigs(L),
+            k_wid: (0..w as u64).map(k::<6>).collect(),
+            k_tag: (0..TAGS as u64).map(k::<8>).collect(),
+            k_stack_base: (0..cfg.warps)
+                .map(|wi| {
+                    k::<32>(memmap::stack_top(
+                        cfg.gmem_bytes,
+                        cfg.stack_bytes,
+                        (sm * cfg.warps + wi) * cfg.lanes,
+                    ) as u64)
+                })
+                .collect(),
+            k_lane32: (0..L as u64).map(k::<32>).collect(),
+            k_lane_stack: (0..L as u64)
+                .map(|l| k::<32>((l * cfg.stack_bytes as u64) & 0xffff_ffff))
+                .collect(),
+            k_unit_alu: k(UNIT_ALU),
+            k_unit_mul: k(UNIT_MUL),
+            k_unit_div: k(UNIT_DIV),
+            k_unit_lsu: k(UNIT_LSU),
+            k_step_lane: k(STEP_LANE),
+            k_step_stack: k(STEP_STACK),
+            k_kind_ret: k(2),
+            k_op_nop: k(OP_NOP),
+            k_op_reset: k(OP_RESET),
+            k_zero32: k(0),
+            k_zero8: k(0),
+            k_one32: k(1),
+            k_zero5: k(0),
+            k_reg_ra: k(1),
+            k_zero_mask: k(0),
+            k_four: k(4),
+            k_lanes32: k(cfg.lanes as u64),
+            k_warps32: k(cfg.warps as u64),
+            k_sms32: k(cfg.sms as u64),
+            k_smid32: k(sm as u64),
+            k_smem_bytes: k(cfg.smem_bytes as u64),
+            k_l_idle: k(L_IDLE),
+            k_l_clear: k(L_CLEAR),
+            k_l_launch: k(L_LAUNCH),
+            k_csr_cycle: k(csr::CYCLE as u64),
+            k_csr_cycleh: k(csr::CYCLEH as u64),
+            k_csr_instret: k(csr::INSTRET as u64),
+            // 0xCC0 + i
+            k_csr: (0..14u64).map(|i| k::<12>(csr::TID as u64 + i)).collect(),
+            k_cause_ill: k(CAUSE_ILLEGAL),
+            k_cause_oorf: k(CAUSE_OUT_OF_RANGE_FETCH),
+            k_cause_ecall: k(CAUSE_ECALL),
+            k_cause_bkpt: k(CAUSE_BREAKPOINT),
+            k_no_lane: k(NO_LANE),
+            k_zero16: k(0),
+            k_one16: k(1),
+            k_not3: k(0xffff_fffc),
+            k_three: k(3),
+            k_sub_mask: k(0xfe00_707f),
+            k_sub_match: k(0x4000_0033),
+            k_inject: flip.iter().map(|&f| k::<32>(f)).collect(),
+            k_inject_on: Constant::new(flip.iter().any(|&f| f != 0)),
+            _warps: w,
+            _gto: usize::from(cfg.scheduler == SchedulerPolicy::Gto),
+            _two: usize::from(cfg.scheduler == SchedulerPolicy::TwoLevel),
+            _lanes: L,
+            _banks: cfg.rf_banks as usize,
+            _tags: TAGS,
+            _slots: slots,
+            _alu_lat: alu_lat,
+            _mul_lat: mul_lat,
+            _div_lat: div_lat,
+        })
+    }
+}
+
+impl<const L: usize> Logic for Sm<L> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---------------- clocks and resets
+        self.fetch.clock.next = self.clock.val();
+        self.sb.clock.next = self.clock.val();
+        self.sched.clock.next = self.clock.val();
+        self.oc.clock.next = self.clock.val();
+        self.alu.clock.next = self.clock.val();
+        self.mul.clock.next = self.clock.val();
+        self.div.clock.next = self.clock.val();
+        self.bu.clock.next = self.clock.val();
+        self.lsu.clock.next = self.clock.val();
+        self.stack.clock.next = self.clock.val();
+        self.w_launched.clock.next = self.clock.val();
+        self.w_cta.clock.next = self.clock.val();
+        self.w_ctaid.clock.next = self.clock.val();
+        self.w_tid.clock.next = self.clock.val();
+        self.w_gtid.clock.next = self.clock.val();
+        self.w_instret.clock.next = self.clock.val();
+        self.w_bar.clock.next = self.clock.val();
+        self.c_valid.clock.next = self.clock.val();
+        self.c_launching.clock.next = self.clock.val();
+        self.c_base.clock.next = self.clock.val();
+        self.t_valid.clock.next = self.clock.val();
+        self.t_warp.clock.next = self.clock.val();
+        self.t_pc.clock.next = self.clock.val();
+        self.t_instr.clock.next = self.clock.val();
+        self.t_recon.clock.next = self.clock.val();
+        self.t_csr.clock.next = self.clock.val();
+        self.t_mask.clock.next = self.clock.val();
+        self.t_ends.clock.next = self.clock.val();
+        self.t_rd.clock.next = self.clock.val();
+        self.slot.clock.next = self.clock.val();
+        self.l_state.clock.next = self.clock.val();
+        self.l_cta.clock.next = self.clock.val();
+        self.l_gtid.clock.next = self.clock.val();
+        self.l_tid.clock.next = self.clock.val();
+        self.l_rem.clock.next = self.clock.val();
+        self.l_k.clock.next = self.clock.val();
+        self.l_slot.clock.next = self.clock.val();
+        self.lr_valid.clock.next = self.clock.val();
+        self.lr_warp.clock.next = self.clock.val();
+        self.f_valid.clock.next = self.clock.val();
+        self.f_warp.clock.next = self.clock.val();
+        self.f_pc.clock.next = self.clock.val();
+        self.f_cause.clock.next = self.clock.val();
+        self.f_lane.clock.next = self.clock.val();
+        self.f_addr.clock.next = self.clock.val();
+        self.n_issued.clock.next = self.clock.val();
+        self.n_idle.clock.next = self.clock.val();
+        self.n_conflicts.clock.next = self.clock.val();
+        self.fetch.reset.next = self.reset.val();
+        self.sb.reset.next = self.reset.val();
+        self.sched.reset.next = self.reset.val();
+        self.oc.reset.next = self.reset.val();
+        self.alu.reset.next = self.reset.val();
+        self.mul.reset.next = self.reset.val();
+        self.div.reset.next = self.reset.val();
+        self.bu.reset.next = self.reset.val();
+        self.lsu.reset.next = self.reset.val();
+        self.stack.rst.next = self.reset.val();
+
+        self.halted.next = self.f_valid.q.val() | self.halt.val();
+        self.pk_gw.d[0].next = self.sched.grant_warp.val();
+        self.pk_fw8.d[0].next = self.f_warp.q.val();
+
+        for nl in self._lanes..(self._lanes + 1) {
+            for nw2 in self._warps..(self._warps + 1) {
+                for nb in self._banks..(self._banks + 1) {
+                    // ---------------- tags held per warp, lowest free tag
+                    for w in 0..self._warps {
+                        self.w_busy[w].next = false;
+                    }
+                    for t in 0..self._tags {
+                        for w in 0..self._warps {
+                            if self.t_valid.q[t].val()
+                                & (self.t_warp.q[t].val() == self.k_wid[w].val())
+                            {
+                                self.w_busy[w].next = true;
+                            }
+                        }
+                    }
+                    self.tag_seen[0].next = false;
+                    self.n_tag.next = self.k_zero8.val();
+                    for t in 0..self._tags {
+                        self.tag_seen[t + 1].next =
+                            self.tag_seen[t].val() | !self.t_valid.q[t].val();
+                        if !self.t_valid.q[t].val() & !self.tag_seen[t].val() {
+                            self.n_tag.next = self.k_tag[t].val();
+                        }
+                    }
+                    for nt in self._tags..(self._tags + 1) {
+                        self.tag_free.next = self.tag_seen[nt].val();
+                    }
+                    self.pk_tag16.d[0].next = self.n_tag.val();
+
+                    // ---------------- CTA launch
+                    self.free_cnt[0].next = self.k_zero32.val();
+                    self.take_mask.next = self.pk_take.q.val();
+                    self.l_seen[0].next = false;
+                    for w in 0..(self._warps - 1) {
+                        self.l_seen[w + 1].next =
+                            self.l_seen[w].val() | !self.w_launched.q[w].val();
+                    }
+                    self.l_warp.next = self.k_wid[0].val();
+                    for w in 0..self._warps {
+                        self.take[w].next = !self.w_launched.q[w].val()
+                            & (self.free_cnt[w].val() < self.k_cta_warps.val());
+                        self.free_cnt[w + 1].next = self.free_cnt[w].val();
+                        if !self.w_launched.q[w].val() {
+                            self.free_cnt[w + 1].next = self.free_cnt[w].val() + self.k_one32.val();
+                        }
+                        self.pk_take.d[w].next = self.take[w].val();
+                        if !self.w_launched.q[w].val() & !self.l_seen[w].val() {
+                            self.l_warp.next = self.k_wid[w].val();
+                        }
+                    }
+                    for nw in self._warps..(self._warps + 1) {
+                        self.free_all.next = self.free_cnt[nw].val();
+                    }
+                    self.res_cnt.next = self.k_zero16.val();
+                    self.j_seen[0].next = false;
+                    for j in 0..(self._warps - 1) {
+                        self.j_seen[j + 1].next = self.j_seen[j].val() | !self.c_valid.q[j].val();
+                    }
+                    self.j_free.next = self.k_wid[0].val();
+                    for j in 0..self._warps {
+                        if self.c_valid.q[j].val() {
+                            self.res_cnt.next = self.res_cnt.val() + self.k_one16.val();
+                        }
+                        if !self.c_valid.q[j].val() & !self.j_seen[j].val() {
+                            self.j_free.next = self.k_wid[j].val();
+                        }
+                    }
+                    self.pk_j16.d[0].next = self.j_free.val();
+                    // Regions of round4(shared) bytes; room while (resident + 1) regions fit.
+                    self.smem_need.next =
+                        (self.k_shared.val() + self.k_three.val()) & self.k_not3.val();
+                    self.need16.next = self.smem_need.val().get_bits::<16>(0);
+                    self.res1.next = self.res_cnt.val() + self.k_one16.val();
+                    self.j16.next = self.pk_j16.q.val();
+                    self.smem_top.next = self.res1.val() * self.need16.val();
+                    self.smem_base.next = self.j16.val() * self.need16.val();
+                    self.room.next = (self.l_state.q.val() == self.k_l_idle.val())
+                        & (self.free_all.val() >= self.k_cta_warps.val())
+                        & (self.smem_top.val() <= self.k_smem_bytes.val())
+                        & self.lsu.in_ready.val()
+                        & !self.halted.val()
+                        & !self.reset.val();
+                    if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
+                        // 64 KiB or more: only as the SM's only CTA.
+                        self.room.next = (self.l_state.q.val() == self.k_l_idle.val())
+                            & (self.free_all.val() >= self.k_cta_warps.val())
+                            & (self.res_cnt.val() == self.k_zero16.val())
+                            & (self.smem_need.val() <= self.k_smem_bytes.val())
+                            & self.lsu.in_ready.val()
+                            & !self.halted.val()
+                            & !self.reset.val();
+                    }
+                    self.cta_ready.next = self.room.val();
+                    self.cta_go.next = self.cta_valid.val() & self.room.val();
+                    self.lsu.clear_valid.next = self.cta_go.val();
+                    self.lsu.clear_base.next = self.smem_base.val();
+                    self.lsu.clear_bytes.next = self.smem_need.val();
+                    self.tr_cta_valid.next = self.cta_go.val();
+                    self.tr_cta_id.next = self.cta_id.val();
+                    self.tr_cta_warps.next = self.take_mask.val();
+
+                    // ---------------- issue: per-warp readiness
+                    for w in 0..self._warps {
+                        self.dec_h[w].word.next = self.fetch.head_word[w].val();
+                        self.sb.chk_rd[w].next = self.dec_h[w].rd.val();
+                        self.sb.chk_rd_valid[w].next = self.dec_h[w].rd_valid.val();
+                        self.sb.chk_rs1[w].next = self.dec_h[w].rs1.val();
+                        self.sb.chk_rs1_valid[w].next = self.dec_h[w].rs1_valid.val();
+                        self.sb.chk_rs2[w].next = self.dec_h[w].rs2.val();
+                        self.sb.chk_rs2_valid[w].next = self.dec_h[w].rs2_valid.val();
+                        self.ready[w].next = self.fetch.head_valid[w].val()
+                            & self.w_launched.q[w].val()
+                            & !self.w_bar.q[w].val()
+                            & !self.halted.val()
+                            & self.sb.ok[w].val()
+                            & self.tag_free.val()
+                            & self.oc.issue_ready.val();
+                        // A barrier waits until the warp's earlier instructions have completed.
+                        if self.dec_h[w].is_bar.val() & self.w_busy[w].val() {
+                            self.ready[w].next = false;
+                        }
+                        // AtReturn reads x1 as a third source: wait until nothing is pending.
+                        if self.dec_h[w].is_branch.val()
+                            & (self.fetch.head_recon[w].val().get_bits::<2>(0)
+                                == self.k_kind_ret.val())
+                            & !self.sb.idle[w].val()
+                        {
+                            self.ready[w].next = false;
+                        }
+                        self.sched.ready[w].next = self.ready[w].val();
+                        for _z in 0..self._two {
+                            self.sched.long_stall[w].next = !self.w_launched.q[w].val()
+                                | self.w_bar.q[w].val()
+                                | !self.fetch.head_valid[w].val();
+                        }
+                    }
+                    self.gv.next = self.sched.grant_valid.val();
+                    self.g.next = self.sched.grant_warp.val();
+                    self.pk_g8.d[0].next = self.g.val();
+                    self.sched.issued.next = self.sched.grant_valid.val();
+
+                    // The granted warp's head.
+                    self.i_pc.next = self.k_zero32.val();
+                    self.i_word.next = self.k_zero32.val();
+                    self.i_recon.next = self.k_zero32.val();
+                    self.i_ends.next = false;
+                    self.i_fetch_fault.next = false;
+                    self.i_mask.next = self.k_zero_mask.val();
+                    self.i_instret.next = self.k_zero32.val();
+                    self.i_tid.next = self.k_zero32.val();
+                    self.i_ctaid.next = self.k_zero32.val();
+                    self.i_gtid.next = self.k_zero32.val();
+                    self.i_stack.next = self.k_zero32.val();
+                    for w in 0..self._warps {
+                        if self.sched.grant_warp.val() == self.k_wid[w].val() {
+                            self.i_pc.next = self.fetch.head_pc[w].val();
+                            self.i_word.next = self.fetch.head_word[w].val();
+                            self.i_recon.next = self.fetch.head_recon[w].val();
+                            self.i_ends.next = self.fetch.head_ends[w].val();
+                            self.i_fetch_fault.next = self.fetch.head_fault[w].val();
+                            self.i_mask.next = self.stack.tos_mask[w].val();
+                            self.i_instret.next = self.w_instret.q[w].val();
+                            self.i_tid.next = self.w_tid.q[w].val();
+                            self.i_ctaid.next = self.w_ctaid.q[w].val();
+                            self.i_gtid.next = self.w_gtid.q[w].val();
+                            self.i_stack.next = self.k_stack_base[w].val();
+                        }
+                    }
+                    self.dec_i.word.next = self.i_word.val();
+                    self.pk_imask.d[0].next = self.i_mask.val();
+                    self.i_fault.next = self.i_fetch_fault.val()
+                        | self.dec_i.illegal.val()
+                        | self.dec_i.is_ecall.val()
+                        | self.dec_i.is_ebreak.val();
+                    self.i_at_return.next = self.dec_i.is_branch.val()
+                        & (self.i_recon.val().get_bits::<2>(0) == self.k_kind_ret.val());
+
+                    // CSR value at issue (lane 0; tid, gtid, laneid, stack_top step per lane).
+                    self.i_csr.next = self.k_zero32.val();
+                    if self.dec_i.csr.val() == self.k_csr_cycle.val() {
+                        self.i_csr.next = self.cycle.val().get_bits::<32>(0);
+                    }
+                    if self.dec_i.csr.val() == self.k_csr_cycleh.val() {
+                        self.i_csr.next = self.cycle.val().get_bits::<32>(32);
+                    }
+                    if self.dec_i.csr.val() == self.k_csr_instret.val() {
+                        self.i_csr.next = self.i_instret.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[0].val() {
+                        self.i_csr.next = self.i_tid.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[1].val() {
+                        self.i_csr.next = self.i_ctaid.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[2].val() {
+                        self.i_csr.next = self.k_ntid.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[3].val() {
+                        self.i_csr.next = self.k_nctaid.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[4].val() {
+                        self.i_csr.next = self.i_gtid.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[5].val() {
+                        self.i_csr.next = self.k_zero32.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[6].val() {
+                        self.i_csr.next = self.pk_gw.q.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[7].val() {
+                        self.i_csr.next = self.k_smid32.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[8].val() {
+                        self.i_csr.next = self.k_lanes32.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[9].val() {
+                        self.i_csr.next = self.k_warps32.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[10].val() {
+                        self.i_csr.next = self.k_sms32.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[11].val() {
+                        self.i_csr.next = self.pk_imask.q.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[12].val() {
+                        self.i_csr.next = self.k_param.val();
+                    }
+                    if self.dec_i.csr.val() == self.k_csr[13].val() {
+                        self.i_csr.next = self.i_stack.val();
+                    }
+
+                    // Issue actions.
+                    self.fetch.pop.next = self.gv.val();
+                    self.fetch.pop_warp.next = self.g.val();
+                    self.sb.rsv_valid.next =
+                        self.gv.val() & !self.i_fault.val() & self.dec_i.rd_valid.val();
+                    self.sb.rsv_warp.next = self.g.val();
+                    self.sb.rsv_rd.next = self.dec_i.rd.val();
+                    self.oc.issue_valid.next = self.gv.val() & !self.i_fault.val();
+                    self.oc.issue_warp.next = self.g.val();
+                    self.oc.issue_src[0].next = self.dec_i.rs1.val();
+                    self.oc.issue_need[0].next = self.dec_i.rs1_valid.val();
+                    self.oc.issue_src[1].next = self.dec_i.rs2.val();
+                    self.oc.issue_need[1].next = self.dec_i.rs2_valid.val();
+                    self.oc.issue_src[2].next = self.k_reg_ra.val();
+                    self.oc.issue_need[2].next = self.i_at_return.val();
+                    self.oc.issue_payload.next = self.pk_tag16.q.val();
+
+                    self.tr_issue_valid.next = self.gv.val();
+                    self.tr_issue_warp.next = self.pk_g8.q.val();
+                    self.tr_issue_pc.next = self.i_pc.val();
+                    self.tr_issue_instr.next = self.i_word.val();
+                    self.tr_issue_mask.next = self.pk_imask.q.val();
+                    self.tr_issue_tag.next = self.n_tag.val();
+
+                    // ---------------- dispatch
+                    self.td.next = self.oc.disp_payload.val().get_bits::<8>(0);
+                    self.d_pc.next = self.k_zero32.val();
+                    self.d_instr.next = self.k_zero32.val();
+                    self.d_recon.next = self.k_zero32.val();
+                    self.d_csr.next = self.k_zero32.val();
+                    self.d_mask.next = self.k_zero_mask.val();
+                    self.d_ends.next = false;
+                    for t in 0..self._tags {
+                        if self.td.val() == self.k_tag[t].val() {
+                            self.d_pc.next = self.t_pc.q[t].val();
+                            self.d_instr.next = self.t_instr.q[t].val();
+                            self.d_recon.next = self.t_recon.q[t].val();
+                            self.d_csr.next = self.t_csr.q[t].val();
+                            self.d_mask.next = self.t_mask.q[t].val();
+                            self.d_ends.next = self.t_ends.q[t].val();
+                        }
+                    }
+                    self.dec_d.word.next = self.d_instr.val();
+                    self.d_cta.next = self.l_slot.q.val();
+                    for w in 0..self._warps {
+                        if self.oc.disp_warp.val() == self.k_wid[w].val() {
+                            self.d_cta.next = self.w_cta.q[w].val();
+                        }
+                    }
+                    self.d_smem.next = self.k_zero32.val();
+                    for j in 0..self._warps {
+                        if self.d_cta.val() == self.k_wid[j].val() {
+                            self.d_smem.next = self.c_base.q[j].val();
+                        }
+                    }
+                    self.need_alu.next = (self.dec_d.unit.val() == self.k_unit_alu.val())
+                        & self.dec_d.rd_valid.val();
+                    self.need_mul.next = (self.dec_d.unit.val() == self.k_unit_mul.val())
+                        & self.dec_d.rd_valid.val();
+                    self.need_div.next = (self.dec_d.unit.val() == self.k_unit_div.val())
+                        & self.dec_d.rd_valid.val();
+                    self.need_lsu.next = self.dec_d.unit.val() == self.k_unit_lsu.val();
+                    self.need_bu.next = self.dec_d.is_control.val() | self.d_ends.val();
+                    self.d_ready.next = !self.halted.val();
+                    for na in self._alu_lat..(self._alu_lat + 1) {
+                        if self.need_alu.val() & self.slot.q[na].val() {
+                            self.d_ready.next = false;
+                        }
+                    }
+                    for nm in self._mul_lat..(self._mul_lat + 1) {
+                        if self.need_mul.val() & self.slot.q[nm].val() {
+                            self.d_ready.next = false;
+                        }
+                    }
+                    for nd in self._div_lat..(self._div_lat + 1) {
+                        if self.need_div.val() & (self.slot.q[nd].val() | !self.div.in_ready.val())
+                        {
+                            self.d_ready.next = false;
+                        }
+                    }
+                    if self.need_lsu.val() & (!self.lsu.in_ready.val() | self.cta_go.val()) {
+                        self.d_ready.next = false;
+                    }
+                    if self.need_bu.val() & !self.bu.in_ready.val() {
+                        self.d_ready.next = false;
+                    }
+                    self.oc.disp_ready.next = self.d_ready.val();
+                    self.d_fire.next = self.oc.disp_valid.val() & self.d_ready.val();
+                    self.d_done.next = self.d_fire.val()
+                        & !self.need_alu.val()
+                        & !self.need_mul.val()
+                        & !self.need_div.val()
+                        & !self.need_lsu.val();
+
+                    // Writeback slots.
+                    for s in 0..(self._slots - 1) {
+                        self.slot.d[s].next = self.slot.q[s + 1].val();
+                    }
+                    for ns in (self._slots - 1)..self._slots {
+                        self.slot.d[ns].next = false;
+                    }
+                    for na in self._alu_lat..(self._alu_lat + 1) {
+                        if self.d_fire.val() & self.need_alu.val() {
+                            self.slot.d[na - 1].next = true;
+                        }
+                    }
+                    for nm in self._mul_lat..(self._mul_lat + 1) {
+                        if self.d_fire.val() & self.need_mul.val() {
+                            self.slot.d[nm - 1].next = true;
+                        }
+                    }
+                    for nd in self._div_lat..(self._div_lat + 1) {
+                        if self.d_fire.val() & self.need_div.val() {
+                            self.slot.d[nd - 1].next = true;
+                        }
+                    }
+                    if self.reset.val() {
+                        for s in 0..self._slots {
+                            self.slot.d[s].next = false;
+                        }
+                    }
+
+                    // Execution units.
+                    self.alu.in_valid.next = self.d_fire.val() & self.need_alu.val();
+                    self.alu.in_op.next = self.dec_d.alu_op.val();
+                    self.alu.in_cmp.next = self.dec_d.cmp.val();
+                    self.alu.in_tag.next = self.td.val();
+                    self.mul.in_valid.next = self.d_fire.val() & self.need_mul.val();
+                    self.mul.in_op.next = self.dec_d.md_op.val();
+                    self.mul.in_tag.next = self.td.val();
+                    self.div.in_valid.next = self.d_fire.val() & self.need_div.val();
+                    self.div.in_op.next = self.dec_d.md_op.val();
+                    self.div.in_tag.next = self.td.val();
+                    for l in 0..self._lanes {
+                        self.csr_lane[l].next = self.d_csr.val();
+                        if self.dec_d.csr_step.val() == self.k_step_lane.val() {
+                            self.csr_lane[l].next = self.d_csr.val() + self.k_lane32[l].val();
+                        }
+                        if self.dec_d.csr_step.val() == self.k_step_stack.val() {
+                            self.csr_lane[l].next = self.d_csr.val() - self.k_lane_stack[l].val();
+                        }
+                        self.alu.in_mask[l].next = self.d_mask.val().get_bit(l);
+                        if self.dec_d.is_jalr.val() {
+                            self.alu.in_mask[l].next = self.bu.disp_group.val().get_bit(l);
+                        }
+                        self.alu.in_a[l].next = self.oc.disp_data[l].val();
+                        if self.dec_d.a_pc.val() {
+                            self.alu.in_a[l].next = self.d_pc.val();
+                        }
+                        if self.dec_d.a_zero.val() {
+                            self.alu.in_a[l].next = self.k_zero32.val();
+                        }
+                        if self.dec_d.is_csr.val() {
+                            self.alu.in_a[l].next = self.csr_lane[l].val();
+                        }
+                        self.alu.in_b[l].next = self.oc.disp_data[nl + l].val();
+                        if self.dec_d.b_imm.val() {
+                            self.alu.in_b[l].next = self.dec_d.imm.val();
+                        }
+                        if self.dec_d.b_four.val() {
+                            self.alu.in_b[l].next = self.k_four.val();
+                        }
+                        if self.dec_d.is_csr.val() {
+                            self.alu.in_b[l].next = self.k_zero32.val();
+                        }
+                        self.mul.in_mask[l].next = self.d_mask.val().get_bit(l);
+                        self.mul.in_a[l].next = self.oc.disp_data[l].val();
+                        self.mul.in_b[l].next = self.oc.disp_data[nl + l].val();
+                        self.div.in_mask[l].next = self.d_mask.val().get_bit(l);
+                        self.div.in_a[l].next = self.oc.disp_data[l].val();
+                        self.div.in_b[l].next = self.oc.disp_data[nl + l].val();
+                        self.lsu.in_mask[l].next = self.d_mask.val().get_bit(l);
+                        self.lsu.in_base[l].next = self.oc.disp_data[l].val();
+                        self.lsu.in_data[l].next = self.oc.disp_data[nl + l].val();
+                        self.bu.in_a[l].next = self.oc.disp_data[l].val();
+                        self.bu.in_b[l].next = self.oc.disp_data[nl + l].val();
+                        self.bu.in_ra[l].next = self.oc.disp_data[nl + nl + l].val();
+                    }
+                    self.lsu.in_valid.next = self.d_fire.val() & self.need_lsu.val();
+                    self.lsu.in_tag.next = self.td.val();
+                    self.lsu.in_warp.next = self.oc.disp_warp.val();
+                    self.lsu.in_store.next = self.dec_d.is_store.val();
+                    self.lsu.in_size.next = self.dec_d.mem_size.val();
+                    self.lsu.in_unsigned.next = self.dec_d.mem_unsigned.val();
+                    self.lsu.in_offset.next = self.dec_d.imm.val();
+                    self.lsu.in_smem_base.next = self.d_smem.val();
+                    self.lsu.in_smem_size.next = self.k_shared.val();
+                    self.lsu.mem_req_ready.next = self.mem_req_ready.val();
+                    self.lsu.mem_resp_valid.next = self.mem_resp_valid.val();
+                    self.lsu.mem_resp_data.next = self.mem_resp_data.val();
+                    self.mem_req_valid.next = self.lsu.mem_req_valid.val();
+                    self.mem_req_write.next = self.lsu.mem_req_write.val();
+                    self.mem_req_addr.next = self.lsu.mem_req_addr.val();
+                    self.mem_req_size.next = self.lsu.mem_req_size.val();
+                    self.mem_req_data.next = self.lsu.mem_req_data.val();
+                    self.bu.in_valid.next = self.d_fire.val() & self.need_bu.val();
+                    self.bu.in_warp.next = self.oc.disp_warp.val();
+                    self.bu.in_pc.next = self.d_pc.val();
+                    self.bu.in_imm.next = self.dec_d.imm.val();
+                    self.bu.in_cmp.next = self.dec_d.cmp.val();
+                    self.bu.in_recon.next = self.d_recon.val();
+                    self.bu.in_mask.next = self.d_mask.val();
+                    self.bu.in_branch.next = self.dec_d.is_branch.val();
+                    self.bu.in_jal.next = self.dec_d.is_jal.val();
+                    self.bu.in_jalr.next = self.dec_d.is_jalr.val();
+                    self.bu.in_rd_zero.next = !self.dec_d.rd_valid.val();
+                    self.bu.in_exit.next = self.dec_d.is_exit.val();
+                    self.bu.in_tmc.next = self.dec_d.is_tmc.val();
+                    self.bu.stack_full.next = false;
+                    for w in 0..self._warps {
+                        if self.bu.cmd_warp.val() == self.k_wid[w].val() {
+                            self.bu.stack_full.next = self.stack.full[w].val();
+                        }
+                    }
+
+                    // ---------------- writeback
+                    self.fx_valid.next = self.alu.out_valid.val()
+                        | self.mul.out_valid.val()
+                        | self.div.out_valid.val();
+                    self.fx_tag.next = self.alu.out_tag.val();
+                    if self.mul.out_valid.val() {
+                        self.fx_tag.next = self.mul.out_tag.val();
+                    }
+                    if self.div.out_valid.val() {
+                        self.fx_tag.next = self.div.out_tag.val();
+                    }
+                    self.lsu.out_ready.next = self.lsu.out_store.val() | !self.fx_valid.val();
+                    self.lsu_done.next = self.lsu.out_valid.val() & self.lsu.out_ready.val();
+                    self.lsu_wb.next = self.lsu_done.val() & !self.lsu.out_store.val();
+                    self.wb_valid.next = self.fx_valid.val() | self.lsu_wb.val();
+                    self.wb_tag.next = self.lsu.out_tag.val();
+                    if self.fx_valid.val() {
+                        self.wb_tag.next = self.fx_tag.val();
+                    }
+                    self.wb_warp.next = self.k_wid[0].val();
+                    self.wb_rd.next = self.k_zero5.val();
+                    self.wb_instr.next = self.k_zero32.val();
+                    for t in 0..self._tags {
+                        if self.wb_tag.val() == self.k_tag[t].val() {
+                            self.wb_warp.next = self.t_warp.q[t].val();
+                            self.wb_rd.next = self.t_rd.q[t].val();
+                            self.wb_instr.next = self.t_instr.q[t].val();
+                        }
+                    }
+                    self.wb_mask32.next = self.pk_wbm.q.val();
+                    self.st_mask32.next = self.pk_stm.q.val();
+                    self.tr_wb_data.next = self.pack_wb.q.val();
+                    self.tr_st_addr.next = self.pack_st_addr.q.val();
+                    self.tr_st_data.next = self.pack_st_data.q.val();
+                    for l in 0..self._lanes {
+                        self.fx_mask[l].next = self.alu.out_mask[l].val();
+                        self.fx_data[l].next = self.alu.out_result[l].val();
+                        if self.mul.out_valid.val() {
+                            self.fx_mask[l].next = self.mul.out_mask[l].val();
+                            self.fx_data[l].next = self.mul.out_result[l].val();
+                        }
+                        if self.div.out_valid.val() {
+                            self.fx_mask[l].next = self.div.out_mask[l].val();
+                            self.fx_data[l].next = self.div.out_result[l].val();
+                        }
+                        self.wb_mask[l].next = self.lsu.out_mask[l].val();
+                        self.wb_data[l].next = self.lsu.out_data[l].val();
+                        if self.fx_valid.val() {
+                            self.wb_mask[l].next = self.fx_mask[l].val();
+                            self.wb_data[l].next = self.fx_data[l].val();
+                        }
+                        // Deliberate bug for the checker's own test (TopOptions::inject only).
+                        if self.k_inject_on.val()
+                            & self.alu.out_valid.val()
+                            & ((self.wb_instr.val() & self.k_sub_mask.val())
+                                == self.k_sub_match.val())
+                        {
+                            self.wb_data[l].next = self.fx_data[l].val() ^ self.k_inject[l].val();
+                        }
+                        self.pk_wbm.d[l].next = self.wb_mask[l].val();
+                        self.pk_stm.d[l].next = self.lsu.out_mask[l].val();
+                        self.oc.wb_mask[l].next = self.wb_mask[l].val();
+                        self.oc.wb_data[l].next = self.wb_data[l].val();
+                        self.pack_wb.d[l].next = self.wb_data[l].val();
+                        self.pack_st_addr.d[l].next = self.lsu.out_addr[l].val();
+                        self.pack_st_data.d[l].next = self.lsu.out_sdata[l].val();
+                    }
+                    self.oc.wb_valid.next =
+                        self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
+                    self.oc.wb_warp.next = self.wb_warp.val();
+                    self.oc.wb_rd.next = self.wb_rd.val();
+                    self.sb.rel0_valid.next =
+                        self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
+                    self.sb.rel0_warp.next = self.wb_warp.val();
+                    self.sb.rel0_rd.next = self.wb_rd.val();
+                    self.sb.rel1_valid.next = false;
+                    self.sb.rel1_warp.next = self.k_wid[0].val();
+                    self.sb.rel1_rd.next = self.k_zero5.val();
+                    self.tr_wb_valid.next =
+                        self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
+                    self.tr_wb_tag.next = self.wb_tag.val();
+                    self.tr_wb_rd.next = self.wb_rd.val();
+                    self.tr_wb_mask.next = self.wb_mask32.val();
+                    self.tr_st_valid.next = self.lsu_done.val() & self.lsu.out_store.val();
+                    self.tr_st_tag.next = self.lsu.out_tag.val();
+                    self.tr_st_size.next = self.lsu.out_size.val();
+                    self.tr_st_mask.next = self.st_mask32.val();
+
+                    // ---------------- tag table
+                    for t in 0..self._tags {
+                        self.t_valid.d[t].next = self.t_valid.q[t].val();
+                        self.t_warp.d[t].next = self.t_warp.q[t].val();
+                        self.t_pc.d[t].next = self.t_pc.q[t].val();
+                        self.t_instr.d[t].next = self.t_instr.q[t].val();
+                        self.t_recon.d[t].next = self.t_recon.q[t].val();
+                        self.t_csr.d[t].next = self.t_csr.q[t].val();
+                        self.t_mask.d[t].next = self.t_mask.q[t].val();
+                        self.t_ends.d[t].next = self.t_ends.q[t].val();
+                        self.t_rd.d[t].next = self.t_rd.q[t].val();
+                        if (self.d_done.val() & (self.td.val() == self.k_tag[t].val()))
+                            | (self.wb_valid.val() & (self.wb_tag.val() == self.k_tag[t].val()))
+                            | (self.lsu_done.val()
+                                & self.lsu.out_store.val()
+                                & (self.lsu.out_tag.val() == self.k_tag[t].val()))
+                        {
+                            self.t_valid.d[t].next = false;
+                        }
+                        if self.gv.val()
+                            & !self.i_fault.val()
+                            & (self.n_tag.val() == self.k_tag[t].val())
+                        {
+                            self.t_valid.d[t].next = true;
+                            self.t_warp.d[t].next = self.g.val();
+                            self.t_pc.d[t].next = self.i_pc.val();
+                            self.t_instr.d[t].next = self.i_word.val();
+                            self.t_recon.d[t].next = self.i_recon.val();
+                            self.t_csr.d[t].next = self.i_csr.val();
+                            self.t_mask.d[t].next = self.i_mask.val();
+                            self.t_ends.d[t].next = self.i_ends.val();
+                            self.t_rd.d[t].next = self.dec_i.rd.val();
+                        }
+                        if self.reset.val() {
+                            self.t_valid.d[t].next = false;
+                        }
+                    }
+
+                    // ---------------- SIMT stack: branch unit first, CTA launch when it is idle
+                    self.stack.cmd_op.next = self.bu.cmd_op.val();
+                    self.stack.cmd_warp.next = self.bu.cmd_warp.val();
+                    self.stack.cmd_rpc.next = self.bu.cmd_rpc.val();
+                    self.stack.cmd_pc_a.next = self.bu.cmd_pc_a.val();
+                    self.stack.cmd_mask_a.next = self.bu.cmd_mask_a.val();
+                    self.stack.cmd_pc_b.next = self.bu.cmd_pc_b.val();
+                    self.stack.cmd_mask_b.next = self.bu.cmd_mask_b.val();
+                    self.stack.dbg_warp.next = self.k_wid[0].val();
+                    self.stack.dbg_entry.next = self.k_zero8.val();
+
+                    self.l_go.next = (self.l_state.q.val() == self.k_l_launch.val())
+                        & (self.bu.cmd_op.val() == self.k_op_nop.val())
+                        & !self.halted.val();
+                    for l in 0..self._lanes {
+                        self.pk_lmask.d[l].next = self.l_rem.q.val() > self.k_lane32[l].val();
+                    }
+                    self.l_mask.next = self.pk_lmask.q.val();
+                    self.l_last.next =
+                        (self.l_k.q.val() + self.k_one32.val()) == self.k_cta_warps.val();
+                    if self.l_go.val() {
+                        self.stack.cmd_op.next = self.k_op_reset.val();
+                        self.stack.cmd_warp.next = self.l_warp.val();
+                        self.stack.cmd_pc_a.next = self.k_entry.val();
+                        self.stack.cmd_mask_a.next = self.l_mask.val();
+                    }
+                    self.l_state.d.next = self.l_state.q.val();
+                    self.l_cta.d.next = self.l_cta.q.val();
+                    self.l_gtid.d.next = self.l_gtid.q.val();
+                    self.l_tid.d.next = self.l_tid.q.val();
+                    self.l_rem.d.next = self.l_rem.q.val();
+                    self.l_k.d.next = self.l_k.q.val();
+                    self.l_slot.d.next = self.l_slot.q.val();
+                    if self.cta_go.val() {
+                        self.l_state.d.next = self.k_l_clear.val();
+                        self.l_cta.d.next = self.cta_id.val();
+                        self.l_gtid.d.next = self.cta_gtid0.val();
+                        self.l_tid.d.next = self.k_zero32.val();
+                        self.l_rem.d.next = self.k_ntid.val();
+                        self.l_k.d.next = self.k_zero32.val();
+                        self.l_slot.d.next = self.j_free.val();
+                    }
+                    if (self.l_state.q.val() == self.k_l_clear.val()) & !self.lsu.clear_busy.val() {
+                        self.l_state.d.next = self.k_l_launch.val();
+                    }
+                    if self.l_go.val() {
+                        self.l_k.d.next = self.l_k.q.val() + self.k_one32.val();
+                        self.l_tid.d.next = self.l_tid.q.val() + self.k_lanes32.val();
+                        self.l_rem.d.next = self.l_rem.q.val() - self.k_lanes32.val();
+                        if self.l_last.val() {
+                            self.l_state.d.next = self.k_l_idle.val();
+                        }
+                    }
+                    if self.reset.val() {
+                        self.l_state.d.next = self.k_l_idle.val();
+                    }
+                    self.lr_valid.d.next = self.l_go.val() & !self.reset.val();
+                    self.lr_warp.d.next = self.l_warp.val();
+
+                    // ---------------- redirects into fetch
+                    for w in 0..self._warps {
+                        self.fetch.tos_rpc[w].next = self.stack.tos_rpc[w].val();
+                        self.fetch.redirect_pc[w].next = self.stack.tos_pc[w].val();
+                        self.fetch.redirect[w].next = (self.bu.redirect_valid.val()
+                            & (self.bu.redirect_warp.val() == self.k_wid[w].val())
+                            & !self.stack.empty[w].val())
+                            | (self.lr_valid.q.val()
+                                & (self.lr_warp.q.val() == self.k_wid[w].val()));
+                    }
+                    self.fetch.load_valid.next = self.load_valid.val();
+                    self.fetch.load_addr.next = self.load_addr.val();
+                    self.fetch.load_word.next = self.load_word.val();
+                    self.fetch.load_recon.next = self.load_recon.val();
+
+                    // ---------------- warps: liveness, barriers, CTA completion
+                    self.any_launched.next = false;
+                    for w in 0..self._warps {
+                        self.w_live[w].next = self.w_launched.q[w].val()
+                            & (!self.stack.empty[w].val() | self.w_busy[w].val());
+                        if self.w_launched.q[w].val() {
+                            self.any_launched.next = true;
+                        }
+                        self.bar_ok[w].next = self.w_bar.q[w].val();
+                        for v in 0..self._warps {
+                            if self.w_launched.q[v].val()
+                                & (self.w_cta.q[v].val() == self.w_cta.q[w].val())
+                                & !self.stack.empty[v].val()
+                                & !self.w_bar.q[v].val()
+                            {
+                                self.bar_ok[w].next = false;
+                            }
+                        }
+                        for j in 0..self._warps {
+                            if (self.w_cta.q[w].val() == self.k_wid[j].val())
+                                & self.c_launching.q[j].val()
+                            {
+                                self.bar_ok[w].next = false;
+                            }
+                        }
+                    }
+                    for j in 0..self._warps {
+                        self.cta_done[j].next =
+                            self.c_valid.q[j].val() & !self.c_launching.q[j].val();
+                        for w in 0..self._warps {
+                            if self.w_live[w].val() & (self.w_cta.q[w].val() == self.k_wid[j].val())
+                            {
+                                self.cta_done[j].next = false;
+                            }
+                        }
+                    }
+                    for w in 0..self._warps {
+                        self.w_launched.d[w].next = self.w_launched.q[w].val();
+                        self.w_cta.d[w].next = self.w_cta.q[w].val();
+                        self.w_ctaid.d[w].next = self.w_ctaid.q[w].val();
+                        self.w_tid.d[w].next = self.w_tid.q[w].val();
+                        self.w_gtid.d[w].next = self.w_gtid.q[w].val();
+                        self.w_instret.d[w].next = self.w_instret.q[w].val();
+                        self.w_bar.d[w].next = self.w_bar.q[w].val() & !self.bar_ok[w].val();
+                        for _z in 0..self._gto {
+                            self.sched.launch[w].next = false;
+                        }
+                        self.sb.clear[w].next = false;
+                        if self.gv.val() & (self.g.val() == self.k_wid[w].val()) {
+                            self.w_instret.d[w].next =
+                                self.w_instret.q[w].val() + self.k_one32.val();
+                            if self.dec_i.is_bar.val() & !self.i_fault.val() {
+                                self.w_bar.d[w].next = true;
+                            }
+                        }
+                        for j in 0..self._warps {
+                            if self.cta_done[j].val()
+                                & (self.w_cta.q[w].val() == self.k_wid[j].val())
+                            {
+                                self.w_launched.d[w].next = false;
+                            }
+                        }
+                        if self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()) {
+                            self.w_launched.d[w].next = true;
+                            self.w_cta.d[w].next = self.l_slot.q.val();
+                            self.w_ctaid.d[w].next = self.l_cta.q.val();
+                            self.w_tid.d[w].next = self.l_tid.q.val();
+                            self.w_gtid.d[w].next = self.l_gtid.q.val() + self.l_tid.q.val();
+                            self.w_instret.d[w].next = self.k_zero32.val();
+                            self.w_bar.d[w].next = false;
+                            for _z in 0..self._gto {
+                                self.sched.launch[w].next = true;
+                            }
+                            self.sb.clear[w].next = true;
+                        }
+                        if self.reset.val() {
+                            self.w_launched.d[w].next = false;
+                            self.w_bar.d[w].next = false;
+                        }
+                    }
+                    for j in 0..self._warps {
+                        self.c_valid.d[j].next = self.c_valid.q[j].val() & !self.cta_done[j].val();
+                        self.c_launching.d[j].next = self.c_launching.q[j].val();
+                        self.c_base.d[j].next = self.c_base.q[j].val();
+                        if self.cta_go.val() & (self.j_free.val() == self.k_wid[j].val()) {
+                            self.c_valid.d[j].next = true;
+                            self.c_launching.d[j].next = true;
+                            self.c_base.d[j].next = self.smem_base.val();
+                        }
+                        if self.l_go.val()
+                            & self.l_last.val()
+                            & (self.l_slot.q.val() == self.k_wid[j].val())
+                        {
+                            self.c_launching.d[j].next = false;
+                        }
+                        if self.reset.val() {
+                            self.c_valid.d[j].next = false;
+                            self.c_launching.d[j].next = false;
+                        }
+                    }
+                    self.busy.next = self.any_launched.val()
+                        | (self.l_state.q.val() != self.k_l_idle.val())
+                        | (self.res_cnt.val() != self.k_zero16.val());
+
+                    // ---------------- faults: the first one is kept (same cycle: LSU, branch unit, issue)
+                    self.f_lsu_pc.next = self.k_zero32.val();
+                    for t in 0..self._tags {
+                        if self.lsu.fault_tag.val() == self.k_tag[t].val() {
+                            self.f_lsu_pc.next = self.t_pc.q[t].val();
+                        }
+                    }
+                    self.f_valid.d.next = self.f_valid.q.val();
+                    self.f_warp.d.next = self.f_warp.q.val();
+                    self.f_pc.d.next = self.f_pc.q.val();
+                    self.f_cause.d.next = self.f_cause.q.val();
+                    self.f_lane.d.next = self.f_lane.q.val();
+                    self.f_addr.d.next = self.f_addr.q.val();
+                    if !self.f_valid.q.val() {
+                        if self.gv.val() & self.i_fault.val() {
+                            self.f_valid.d.next = true;
+                            self.f_warp.d.next = self.g.val();
+                            self.f_pc.d.next = self.i_pc.val();
+                            self.f_lane.d.next = self.k_no_lane.val();
+                            self.f_addr.d.next = self.k_zero32.val();
+                            self.f_cause.d.next = self.k_cause_ill.val();
+                            if self.dec_i.is_ecall.val() {
+                                self.f_cause.d.next = self.k_cause_ecall.val();
+                            }
+                            if self.dec_i.is_ebreak.val() {
+                                self.f_cause.d.next = self.k_cause_bkpt.val();
+                            }
+                            if self.i_fetch_fault.val() {
+                                self.f_cause.d.next = self.k_cause_oorf.val();
+                                self.f_addr.d.next = self.i_pc.val();
+                            }
+                        }
+                        if self.bu.fault_valid.val() {
+                            self.f_valid.d.next = true;
+                            self.f_warp.d.next = self.bu.fault_warp.val();
+                            self.f_pc.d.next = self.bu.fault_pc.val();
+                            self.f_cause.d.next = self.bu.fault_cause.val();
+                            self.f_lane.d.next = self.bu.fault_lane.val();
+                            self.f_addr.d.next = self.bu.fault_addr.val();
+                        }
+                        if self.lsu.fault_valid.val() {
+                            self.f_valid.d.next = true;
+                            self.f_warp.d.next = self.lsu.fault_warp.val();
+                            self.f_pc.d.next = self.f_lsu_pc.val();
+                            self.f_cause.d.next = self.lsu.fault_cause.val();
+                            self.f_lane.d.next = self.lsu.fault_lane.val();
+                            self.f_addr.d.next = self.lsu.fault_addr.val();
+                        }
+                    }
+                    if self.reset.val() {
+                        self.f_valid.d.next = false;
+                    }
+                    self.fault.next = self.f_valid.q.val();
+                    self.fault_warp.next = self.pk_fw8.q.val();
+                    self.fault_pc.next = self.f_pc.q.val();
+                    self.fault_cause.next = self.f_cause.q.val();
+                    self.fault_lane.next = self.f_lane.q.val();
+                    self.fault_addr.next = self.f_addr.q.val();
+
+                    // ---------------- outputs of sub-blocks this SM does not use
+                    self.u1.d[0].next = self.dec_i.is_load.val();
+                    self.u1.d[1].next = self.dec_i.is_store.val();
+                    self.u1.d[2].next = self.dec_i.is_jal.val();
+                    self.u1.d[3].next = self.dec_i.is_jalr.val();
+                    self.u1.d[4].next = self.dec_i.is_csr.val();
+                    self.u1.d[5].next = self.dec_i.is_exit.val();
+                    self.u1.d[6].next = self.dec_i.is_tmc.val();
+                    self.u1.d[7].next = self.dec_i.is_control.val();
+                    self.u1.d[8].next = self.dec_i.mem_unsigned.val();
+                    self.u1.d[9].next = self.dec_i.a_pc.val();
+                    self.u1.d[10].next = self.dec_i.a_zero.val();
+                    self.u1.d[11].next = self.dec_i.b_imm.val();
+                    self.u1.d[12].next = self.dec_i.b_four.val();
+                    self.u1.d[13].next = self.dec_d.illegal.val();
+                    self.u1.d[14].next = self.dec_d.is_ecall.val();
+                    self.u1.d[15].next = self.dec_d.is_ebreak.val();
+                    self.u1.d[16].next = self.dec_d.is_load.val();
+                    self.u1.d[17].next = self.dec_d.is_bar.val();
+                    self.u1.d[18].next = self.dec_d.rs1_valid.val();
+                    self.u1.d[19].next = self.dec_d.rs2_valid.val();
+                    self.u1.d[20].next = self.fetch.ev_fetch.val();
+                    self.u1.d[21].next = self.oc.ev_alloc.val();
+                    self.u1.d[22].next = self.stack.dbg_valid.val();
+                    self.u1.d[23].next = self.stack.overflow.val();
+                    self.u1.d[24].next = self.slot.q[0].val();
+                    self.u1.d[25].next = self.dec_i.illegal.val() & self.dec_d.rd_valid.val();
+                    for l in 0..self._lanes {
+                        self.u1.d[26 + l].next = self.alu.out_taken[l].val();
+                    }
+                    for w in 0..self._warps {
+                        self.u1.d[26 + nl + w].next = self.sched.grant[w].val();
+                        self.u1.d[26 + nl + nw2 + w].next =
+                            self.dec_h[w].is_branch.val() & self.dec_h[w].is_bar.val();
+                    }
+                    for b in 0..self._banks {
+                        self.u1.d[26 + nl + nw2 + nw2 + b].next = self.oc.ev_grant[b].val();
+                        self.u1.d[26 + nl + nw2 + nw2 + nb + b].next = self.oc.ev_write[b].val();
+                        self.u2.d[3 + b].next = self.oc.ev_grant_src[b].val();
+                        self.u6.d[2 + b].next = self.oc.ev_grant_cu[b].val();
+                    }
+                    self.u1.d[26 + nl + nw2 + nw2 + nb + nb].next =
+                        self.dec_i.is_ecall.val() & self.dec_i.is_ebreak.val();
+                    self.u1.d[27 + nl + nw2 + nw2 + nb + nb].next =
+                        self.dec_d.is_csr.val() & self.dec_i.is_branch.val();
+                    self.u2.d[0].next = self.dec_i.md_op.val();
+                    self.u2.d[1].next = self.dec_i.mem_size.val();
+                    self.u2.d[2].next = self.dec_i.csr_step.val();
+                    self.u3.d[0].next = self.dec_i.unit.val();
+                    self.u3.d[1].next = self.dec_i.cmp.val();
+                    self.u4.d[0].next = self.dec_i.alu_op.val();
+                    self.u5.d[0].next = self.dec_d.rd.val();
+                    self.u5.d[1].next = self.dec_d.rs1.val();
+                    self.u5.d[2].next = self.dec_d.rs2.val();
+                    self.u6.d[0].next = self.fetch.ev_fetch_warp.val();
+                    self.u6.d[2 + nb].next = self.lsu.out_warp.val();
+                    self.u6.d[1].next = self.oc.disp_cu.val() ^ self.oc.ev_alloc_cu.val();
+                    self.u8.d[0].next = self.oc.disp_payload.val().get_bits::<8>(8);
+                    for w in 0..self._warps {
+                        self.u9.d[w].next = self.stack.depth[w].val();
+                    }
+                    self.u12.d[0].next = self.dec_d.csr.val();
+                    self.u32.d[0].next = self.dec_i.imm.val();
+                    self.u32.d[1].next = self.stack.dbg_pc.val();
+                    self.u32.d[2].next = self.stack.dbg_rpc.val();
+                    self.u_mask.d[0].next = self.stack.dbg_mask.val();
+
+                    // ---------------- counters
+                    self.conflicts.next = self.k_zero32.val();
+                    for b in 0..self._banks {
+                        if self.oc.ev_conflict[b].val() {
+                            self.conflicts.next = self.conflicts.val() + self.k_one32.val();
+                        }
+                    }
+                    self.n_issued.d.next = self.n_issued.q.val();
+                    if self.gv.val() {
+                        self.n_issued.d.next = self.n_issued.q.val() + self.k_one32.val();
+                    }
+                    self.n_idle.d.next = self.n_idle.q.val();
+                    if self.any_launched.val() & !self.gv.val() & !self.halted.val() {
+                        self.n_idle.d.next = self.n_idle.q.val() + self.k_one32.val();
+                    }
+                    self.n_conflicts.d.next = self.n_conflicts.q.val() + self.conflicts.val();
+                    if self.reset.val() {
+                        self.n_issued.d.next = self.k_zero32.val();
+                        self.n_idle.d.next = self.k_zero32.val();
+                        self.n_conflicts.d.next = self.k_zero32.val();
+                    }
+                    self.ctr_issued.next = self.n_issued.q.val();
+                    self.ctr_idle.next = self.n_idle.q.val();
+                    self.ctr_conflicts.next = self.n_conflicts.q.val();
+                }
+            }
+        }
+    }
+}

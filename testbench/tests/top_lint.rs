@@ -1,0 +1,46 @@
+//! The generated GPU top level (`hdl/src/top.rs`) passes `verilator --lint-only -Wall` with no
+//! warning and yosys `hierarchy -check; proc; synth` (tiny by default; small and fermi with
+//! `WARPFORGE_FULL=1` or `--ignored`).
+
+use std::time::Instant;
+
+use warpforge_config::GpuConfig;
+use warpforge_hdl::top::{top_verilog, TopOptions, TOP_NAME};
+use warpforge_testbench::unit::{lint, yosys_check};
+
+fn check(preset: &str, yosys: bool) {
+    let cfg = GpuConfig::preset(preset).unwrap();
+    let t = Instant::now();
+    let v = top_verilog(&cfg, &TopOptions::default()).expect("generate");
+    let gen = t.elapsed();
+    let t = Instant::now();
+    if let Err(e) = lint(TOP_NAME, &v) {
+        panic!("{preset}: lint warnings:\n{}", &e[..e.len().min(6000)]);
+    }
+    let lint_time = t.elapsed();
+    let t = Instant::now();
+    if yosys {
+        yosys_check(TOP_NAME, &v).expect("yosys");
+    }
+    eprintln!(
+        "{preset}: {} bytes of Verilog, generate {gen:.1?}, lint {lint_time:.1?}, yosys {:.1?}",
+        v.len(),
+        t.elapsed()
+    );
+}
+
+#[test]
+fn top_tiny_lint_and_yosys() {
+    check("tiny", true);
+}
+
+#[test]
+fn top_small_lint() {
+    check("small", std::env::var_os("WARPFORGE_FULL").is_some());
+}
+
+#[test]
+#[ignore = "fermi: slow; run with --ignored or WARPFORGE_FULL=1"]
+fn top_fermi_lint_and_yosys() {
+    check("fermi", true);
+}
