@@ -1,5 +1,8 @@
-//! Library half of the `warpforge` command: the host side of a launch on the golden model and
-//! the CLI's reports, shared with the end-to-end tests.
+//! Library half of the `warpforge` command: the host side of a launch on the golden model,
+//! RTL co-simulation of kernel cases and regressions, and the CLI's reports, shared with the
+//! end-to-end tests.
 
+pub mod cosim;
 pub mod host;
+pub mod regress;
 pub mod report;

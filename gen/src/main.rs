@@ -6,15 +6,19 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+use warpforge::cosim::{command_line, CosimRow};
 use warpforge::host::{self, ArgSpec, DEFAULT_MAX_CYCLES};
-use warpforge::report;
+use warpforge::{regress, report};
 use warpforge_config::{GpuConfig, DEFAULT_PRESET, PRESETS};
+use warpforge_hdl::top::{top_verilog, TopOptions, TOP_NAME};
 use warpforge_kernels::{Case, KernelSpec, Limits, Param};
 use warpforge_loader::KernelImage;
 use warpforge_sim::{Gpu, RunOutcome};
+use warpforge_testbench::lockstep::{self, CosimError, CosimOptions, CosimOutcome};
+use warpforge_testbench::memory_model::{MemorySettings, MEMORY_PRESETS};
 
 #[derive(Parser)]
-#[command(name = "warpforge", version, about = "Parameterized SIMT GPU: configuration, kernels, golden model", long_about = None)]
+#[command(name = "warpforge", version, about = "Parameterized SIMT GPU: configuration, kernels, golden model, RTL and co-simulation", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -56,11 +60,107 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Generate the GPU's Verilog: DIR/warpforge_top.v, DIR/files.f and DIR/config.toml.
+    Gen {
+        /// Preset name or TOML/JSON file.
+        #[arg(short, long, default_value = DEFAULT_PRESET)]
+        config: String,
+        /// Output directory (created if missing).
+        #[arg(short, long)]
+        out_dir: PathBuf,
+    },
+    /// Run a kernel on the generated RTL (Verilator) in lock-step with the golden model.
+    Cosim(CosimArgs),
+    /// Co-simulate the shipped kernels on configurations x memory settings; table, JSON, JUnit.
+    Regress(RegressArgs),
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
         what: BenchWhat,
     },
+}
+
+#[derive(clap::Args)]
+struct CosimArgs {
+    /// Shipped kernel name, C/assembly source, or ELF.
+    kernel: String,
+    /// Preset name or TOML/JSON file.
+    #[arg(short, long, default_value = DEFAULT_PRESET)]
+    config: String,
+    /// Run reference case N of a shipped kernel (default: its representative case).
+    #[arg(long, conflicts_with_all = ["grid", "block", "args"])]
+    case: Option<usize>,
+    /// CTAs in the grid (with --block and --arg, as for `run`).
+    #[arg(long)]
+    grid: Option<u32>,
+    /// Threads per CTA.
+    #[arg(long)]
+    block: Option<u32>,
+    /// Kernel parameter, as for `run`: a number or buf:BYTES[:iota|:rand:SEED] or file:PATH.
+    #[arg(long = "arg", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Memory model: zero, long, random, or key=value pairs
+    /// (latency=N,jitter=N,bandwidth=N,backpressure=P,seed=S), optionally after a preset.
+    #[arg(long, default_value = "zero")]
+    mem: String,
+    /// Seed of the memory model's random latencies and back-pressure.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Seed of a shipped kernel's input data (as `run --seed`).
+    #[arg(long, default_value_t = 1)]
+    data_seed: u64,
+    /// Limit of kernel cycles (the run is stopped with a report when it is reached).
+    #[arg(long, default_value_t = lockstep::DEFAULT_MAX_CYCLES)]
+    max_cycles: u64,
+    /// On a failure, write a VCD of the cycles around it into this directory.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Write the results as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Verilator and the memory model only, no golden model (measures the checker's overhead).
+    #[arg(long)]
+    no_check: bool,
+    /// Simulate this Verilog file (top `warpforge_top`) instead of generating it.
+    #[arg(long)]
+    verilog: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct RegressArgs {
+    /// Configurations: preset names or TOML/JSON files, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "tiny,small")]
+    configs: Vec<String>,
+    /// Memory settings, comma-separated (zero, long, random).
+    #[arg(long, value_delimiter = ',', default_value = "zero,long,random")]
+    mem: Vec<String>,
+    /// Shipped kernels, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',')]
+    kernels: Vec<String>,
+    /// Each kernel's representative case only, instead of all its reference cases.
+    #[arg(long)]
+    quick: bool,
+    /// Seed of the memory model (random latencies and back-pressure).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Seed of the kernels' input data.
+    #[arg(long, default_value_t = 1)]
+    data_seed: u64,
+    /// Limit of kernel cycles per run.
+    #[arg(long, default_value_t = lockstep::DEFAULT_MAX_CYCLES)]
+    max_cycles: u64,
+    /// Simulations in parallel (default: the number of CPUs).
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// Write a VCD of each failure into this directory.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Write JUnit XML to this file.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Write the results as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -172,6 +272,9 @@ fn real_main() -> Result<ExitCode> {
         }
         Command::Run(args) => return run(args),
         Command::Suite { config, seed, json } => return suite(&config, seed, json.as_deref()),
+        Command::Gen { config, out_dir } => gen_rtl(&config, &out_dir)?,
+        Command::Cosim(args) => return cosim(args),
+        Command::Regress(args) => return regress_cmd(args),
         Command::Bench { what } => match what {
             BenchWhat::Model { config, seconds } => bench_model(&config, seconds)?,
         },
@@ -239,7 +342,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             }
             k.default_case(&limits(&cfg), args.seed)
         }
-        _ => custom_case(&args)?,
+        _ => custom_case(args.grid, args.block, &args.args)?,
     };
     println!(
         "kernel {} on `{}`: grid {} x block {} ({} threads), {} parameter words",
@@ -306,13 +409,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     })
 }
 
-fn custom_case(args: &RunArgs) -> Result<Case> {
-    let (Some(grid), Some(block)) = (args.grid, args.block) else {
+fn custom_case(grid: Option<u32>, block: Option<u32>, args: &[String]) -> Result<Case> {
+    let (Some(grid), Some(block)) = (grid, block) else {
         bail!("give the launch shape with --grid CTAS --block THREADS");
     };
     let mut buffers = Vec::new();
     let mut params = Vec::new();
-    for a in &args.args {
+    for a in args {
         match host::parse_arg(a)? {
             ArgSpec::Word(w) => params.push(Param::Word(w)),
             ArgSpec::Buffer(init) => {
@@ -441,4 +544,339 @@ fn bench_model(config: &str, seconds: f64) -> Result<()> {
         busy
     );
     Ok(())
+}
+
+fn gen_rtl(config: &str, out: &Path) -> Result<()> {
+    let cfg = load_config(config)?;
+    let start = Instant::now();
+    let verilog = top_verilog(&cfg, &TopOptions::default())
+        .with_context(|| format!("generating the Verilog of `{}`", cfg.name))?;
+    let elapsed = start.elapsed();
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let top = out.join(format!("{TOP_NAME}.v"));
+    std::fs::write(&top, &verilog).with_context(|| format!("writing {}", top.display()))?;
+    let abs = std::fs::canonicalize(&top)?;
+    let files = out.join("files.f");
+    std::fs::write(&files, format!("{}\n", abs.display()))
+        .with_context(|| format!("writing {}", files.display()))?;
+    let toml = out.join("config.toml");
+    std::fs::write(&toml, cfg.to_toml()).with_context(|| format!("writing {}", toml.display()))?;
+    let modules = verilog
+        .lines()
+        .filter(|l| l.trim_start().starts_with("module "))
+        .count();
+    println!(
+        "configuration `{}` (hash {}): {} SM x {} warps x {} lanes",
+        cfg.name,
+        cfg.hash_hex(),
+        cfg.sms,
+        cfg.warps,
+        cfg.lanes
+    );
+    println!(
+        "wrote {} (top module {TOP_NAME}, {} modules, {} lines, {:.1} MB) in {:.1} s",
+        top.display(),
+        modules,
+        verilog.lines().count(),
+        verilog.len() as f64 / 1e6,
+        elapsed.as_secs_f64()
+    );
+    println!("wrote {} (file list)", files.display());
+    println!("wrote {} (resolved configuration)", toml.display());
+    Ok(())
+}
+
+fn parse_mem(text: &str, seed: Option<u64>) -> Result<MemorySettings> {
+    let mut m: MemorySettings = text
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--mem {text}: {e}"))?;
+    if let Some(s) = seed {
+        m.seed = s;
+    }
+    Ok(m)
+}
+
+fn cosim(args: CosimArgs) -> Result<ExitCode> {
+    let cfg = load_config(&args.config)?;
+    let mem = parse_mem(&args.mem, args.seed)?;
+    let image = load_kernel(&args.kernel)?;
+    let shipped = warpforge_kernels::by_name(&args.kernel);
+    let mut repro: Vec<String> = vec![
+        "warpforge".into(),
+        "cosim".into(),
+        args.kernel.clone(),
+        "--config".into(),
+        args.config.clone(),
+    ];
+    let case = match (shipped, args.args.is_empty()) {
+        (Some(k), true) => {
+            if args.grid.is_some() || args.block.is_some() {
+                bail!(
+                    "`{}` is a shipped kernel: without --arg it runs a reference case, whose shape is fixed; give --case N to choose one, or --arg … to choose the parameters yourself",
+                    k.name
+                );
+            }
+            let cases = k.cases(&limits(&cfg), args.data_seed);
+            match args.case {
+                None => k.default_case(&limits(&cfg), args.data_seed),
+                Some(n) => {
+                    repro.extend(["--case".into(), n.to_string()]);
+                    cases.get(n).cloned().with_context(|| {
+                        format!(
+                            "`{}` has {} reference cases on `{}` (--case 0 to {}): {}",
+                            k.name,
+                            cases.len(),
+                            cfg.name,
+                            cases.len().saturating_sub(1),
+                            cases
+                                .iter()
+                                .enumerate()
+                                .map(|(i, c)| format!("{i}: {}", c.label))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    })?
+                }
+            }
+        }
+        _ => {
+            if args.case.is_some() {
+                bail!("--case N selects a reference case of a shipped kernel; `{}` is not one (give --grid, --block and --arg)", args.kernel);
+            }
+            repro.extend([
+                "--grid".into(),
+                args.grid.map_or("?".into(), |g| g.to_string()),
+                "--block".into(),
+                args.block.map_or("?".into(), |b| b.to_string()),
+            ]);
+            for a in &args.args {
+                repro.extend(["--arg".into(), a.clone()]);
+            }
+            custom_case(args.grid, args.block, &args.args)?
+        }
+    };
+    repro.extend([
+        "--mem".into(),
+        args.mem.clone(),
+        "--seed".into(),
+        mem.seed.to_string(),
+    ]);
+    if args.data_seed != 1 {
+        repro.extend(["--data-seed".into(), args.data_seed.to_string()]);
+    }
+    if args.max_cycles != lockstep::DEFAULT_MAX_CYCLES {
+        repro.extend(["--max-cycles".into(), args.max_cycles.to_string()]);
+    }
+    if let Some(v) = &args.vcd {
+        repro.extend(["--vcd".into(), v.display().to_string()]);
+    }
+    if args.no_check {
+        repro.push("--no-check".into());
+    }
+    if let Some(v) = &args.verilog {
+        repro.extend(["--verilog".into(), v.display().to_string()]);
+    }
+    let repro = command_line(&repro);
+    println!(
+        "co-simulation of {} on `{}` (hash {}): grid {} x block {} ({} threads), memory {}",
+        args.kernel,
+        cfg.name,
+        cfg.hash_hex(),
+        case.grid,
+        case.block,
+        case.grid as u64 * case.block as u64,
+        mem
+    );
+    let opts = CosimOptions {
+        mem: mem.clone(),
+        max_cycles: args.max_cycles,
+        check: !args.no_check,
+        vcd_on_failure: args.vcd.clone(),
+        repro: repro.clone(),
+        verilog: args.verilog.clone(),
+        ..Default::default()
+    };
+    let c = warpforge::cosim::run_case(&cfg, &image, &case, &opts)?;
+    let row = CosimRow::new(
+        &args.kernel,
+        &case.label,
+        &cfg.name,
+        &mem.name,
+        &c,
+        &image,
+        repro.clone(),
+    );
+    match &c.result {
+        Err(CosimError::Build(e)) => bail!("{e}"),
+        Err(e) => println!("{e}"),
+        Ok(r) => {
+            let b = &r.build;
+            println!(
+                "RTL model: {} ({})",
+                if b.cache_hit {
+                    "cached".to_string()
+                } else {
+                    format!(
+                        "generated in {:.1} s, Verilated and compiled in {:.1} s",
+                        b.generate.as_secs_f64(),
+                        b.build.as_secs_f64()
+                    )
+                },
+                b.library.display()
+            );
+            match &r.outcome {
+                CosimOutcome::Finished if r.checked => println!(
+                    "result: finished; every trace record matched the golden model, global memory equal"
+                ),
+                CosimOutcome::Finished => {
+                    println!("result: finished (not checked against the golden model: --no-check)")
+                }
+                CosimOutcome::Fault(f) => println!(
+                    "result: {}{}",
+                    report::fault_line(f, &image),
+                    if r.checked {
+                        " (the RTL and the model agree)"
+                    } else {
+                        ""
+                    }
+                ),
+            }
+            if r.outcome == CosimOutcome::Finished {
+                for name in &c.checked_buffers {
+                    if !c.reference.iter().any(|m| m.contains(&format!("`{name}`"))) {
+                        println!("check: buffer `{name}` equals the Rust reference");
+                    }
+                }
+                for m in &c.reference {
+                    println!("check FAILED: {m}");
+                }
+            }
+            print!("{}", cosim_stats(r));
+        }
+    }
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&row)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(if c.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn cosim_stats(r: &lockstep::CosimReport) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let mut rows: Vec<(String, String)> = vec![
+        ("kernel cycles".into(), r.cycles.to_string()),
+        ("warp-instructions issued".into(), r.issued().to_string()),
+        ("IPC".into(), format!("{:.3}", r.ipc)),
+        ("idle cycles".into(), r.idle().to_string()),
+        ("bank conflicts".into(), r.conflicts().to_string()),
+    ];
+    for (i, sm) in r.sms.iter().enumerate() {
+        rows.push((
+            format!("SM {i}"),
+            format!(
+                "issued {}, idle {}, conflicts {}; memory {} reads, {} writes, {} stall cycles",
+                sm.issued, sm.idle, sm.conflicts, sm.mem.reads, sm.mem.writes, sm.mem.stall_cycles
+            ),
+        ));
+    }
+    rows.push((
+        "simulation time".into(),
+        format!(
+            "{:.3} s ({:.1} k cycles/s)",
+            r.wall.as_secs_f64(),
+            r.cycles_per_second() / 1e3
+        ),
+    ));
+    for (k, v) in rows {
+        let _ = writeln!(s, "  {k:<26} {v}");
+    }
+    s
+}
+
+fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let configs = args
+        .configs
+        .iter()
+        .map(|c| Ok((c.clone(), load_config(c)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let mems = args
+        .mem
+        .iter()
+        .map(|m| Ok((m.clone(), parse_mem(m, Some(args.seed))?)))
+        .collect::<Result<Vec<_>>>()?;
+    let kernels: Vec<&'static KernelSpec> = if args.kernels.is_empty() {
+        warpforge_kernels::all().iter().collect()
+    } else {
+        args.kernels
+            .iter()
+            .map(|n| {
+                warpforge_kernels::by_name(n).with_context(|| {
+                    format!(
+                        "`{n}` is not a shipped kernel (shipped: {})",
+                        warpforge_kernels::all()
+                            .iter()
+                            .map(|k| k.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    if configs.is_empty() || mems.is_empty() {
+        bail!(
+            "nothing to run: give at least one configuration (--configs) and one memory setting (--mem; {})",
+            MEMORY_PRESETS.join(", ")
+        );
+    }
+    let plan = regress::Plan {
+        configs,
+        mems,
+        kernels,
+        all_cases: !args.quick,
+        data_seed: args.data_seed,
+        max_cycles: args.max_cycles,
+        vcd: args.vcd.clone(),
+        jobs: args.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        }),
+    };
+    let rows = regress::run(&plan)?;
+    print!("{}", warpforge::cosim::regress_table(&rows));
+    let failures: Vec<&CosimRow> = rows.iter().filter(|r| !r.passed()).collect();
+    for r in &failures {
+        println!(
+            "\n--- {} {} on `{}`, memory {}: {}\n{}",
+            r.kernel, r.case, r.config, r.mem, r.result, r.details
+        );
+        if !r.repro.is_empty() && !r.details.contains(&r.repro) {
+            println!("reproduce: {}", r.repro);
+        }
+    }
+    if let Some(p) = &args.json {
+        std::fs::write(p, serde_json::to_string_pretty(&rows)?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = &args.junit {
+        std::fs::write(p, regress::junit(&rows, start.elapsed())?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    println!(
+        "{} passed, {} failed ({} runs in {:.1} s)",
+        rows.len() - failures.len(),
+        failures.len(),
+        rows.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

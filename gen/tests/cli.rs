@@ -268,3 +268,228 @@ fn suite_on_tiny_passes() {
     let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
     assert!(rows.as_array().unwrap().len() >= 30);
 }
+
+// ---------------------------------------------------------------------------------------------
+// RTL: gen, cosim, regress
+
+#[test]
+fn gen_writes_verilog_file_list_and_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rtl");
+    let o = warpforge(&["gen", "--config", "tiny", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.starts_with("configuration `tiny` (hash 401268f064b18dad): 1 SM x 4 warps x 4 lanes\n"),
+        "{t}"
+    );
+    assert!(t.contains("(top module warpforge_top, "), "{t}");
+    let v = std::fs::read_to_string(out.join("warpforge_top.v")).unwrap();
+    assert!(v.contains("module warpforge_top"));
+    let files = std::fs::read_to_string(out.join("files.f")).unwrap();
+    assert_eq!(
+        files.trim(),
+        std::fs::canonicalize(out.join("warpforge_top.v"))
+            .unwrap()
+            .to_str()
+            .unwrap()
+    );
+    let cfg = std::fs::read_to_string(out.join("config.toml")).unwrap();
+    let o = warpforge(&["config", "show", out.join("config.toml").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(text(&o), cfg, "config.toml is the resolved configuration");
+}
+
+#[test]
+fn bad_cosim_and_regress_arguments_are_refused_clearly() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["cosim", "vecadd", "--config", "tiny", "--mem", "fast"],
+            "--mem fast: unknown memory setting `fast`; known: zero, long, random",
+        ),
+        (
+            &[
+                "cosim",
+                "vecadd",
+                "--config",
+                "tiny",
+                "--mem",
+                "backpressure=1",
+            ],
+            "back-pressure 1 must be in [0, 1)",
+        ),
+        (
+            &["cosim", "vecadd", "--config", "tiny", "--case", "99"],
+            "`vecadd` has ",
+        ),
+        (
+            &["cosim", "vecadd", "--grid", "3"],
+            "give --case N to choose one",
+        ),
+        (
+            &["cosim", "kernels/vecadd.c", "--case", "1"],
+            "--case N selects a reference case of a shipped kernel",
+        ),
+        (
+            &["cosim", "nope.c"],
+            "`nope.c` is neither a file nor a shipped kernel",
+        ),
+        (
+            &["regress", "--kernels", "vecadd,nope"],
+            "`nope` is not a shipped kernel (shipped: vecadd, ",
+        ),
+        (
+            &["regress", "--configs", "huge"],
+            "unknown preset `huge`; known presets: tiny, small, fermi",
+        ),
+        (
+            &["regress", "--mem", "zero,slow"],
+            "--mem slow: unknown memory setting `slow`",
+        ),
+    ];
+    for (args, msg) in cases {
+        let o = warpforge(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(msg), "{args:?}: {}", text(&o));
+    }
+}
+
+/// The `warpforge cosim` command end to end, with a replay of an idealised GPU in place of the
+/// generated RTL (`--verilog`, `warpforge_testbench::lockstep::script`): the case is placed as
+/// `run` places it, checked every cycle, and the RTL's memory checked against the Rust
+/// reference; a corrupted replay exits 1 with the mismatch report and its repro line.
+#[test]
+fn cosim_end_to_end_on_a_replayed_rtl() {
+    use warpforge_config::GpuConfig;
+    use warpforge_kernels::Limits;
+    use warpforge_testbench::lockstep::{script::ideal_script, Launch};
+
+    let cfg = GpuConfig::tiny();
+    let k = warpforge_kernels::by_name("vecadd").unwrap();
+    let image = warpforge_loader::load_elf_file(&k.elf().unwrap()).unwrap();
+    let limits = Limits {
+        lanes: cfg.lanes,
+        max_block: cfg.warps * cfg.lanes,
+        smem_bytes: cfg.smem_bytes,
+    };
+    let case = k.default_case(&limits, 1);
+    let mut gpu = warpforge_sim::Gpu::new(&cfg, &image).unwrap();
+    let placed = warpforge::host::place(&mut gpu, &case).unwrap();
+    let launch = Launch {
+        grid: case.grid,
+        block: case.block,
+        param: placed.param,
+    };
+    let script = ideal_script(&cfg, gpu, launch, image.text.len() as u64, 1_000_000).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("replay.v");
+    std::fs::write(&good, script.verilog()).unwrap();
+    let json = dir.path().join("cosim.json");
+    let o = warpforge(&[
+        "cosim",
+        "vecadd",
+        "--config",
+        "tiny",
+        "--verilog",
+        good.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let stable_cosim = |o: &Output| {
+        text(o)
+            .lines()
+            .map(|l| {
+                if l.starts_with("RTL model:") {
+                    "RTL model: [build]".to_string()
+                } else if l.trim_start().starts_with("simulation time") {
+                    "  simulation time            [elapsed]".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    insta::assert_snapshot!("cosim_vecadd_tiny_replay", stable_cosim(&o));
+    let row: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(row["result"], "pass");
+    assert_eq!(row["cycles"], script.done_at.unwrap());
+
+    // One lane value of a writeback in the middle, corrupted.
+    let wbs = script.find(|o| o.wb.is_some_and(|w| w.mask & 1 != 0));
+    let (kc, s) = wbs[wbs.len() / 2];
+    let mut bad_script = script.clone();
+    bad_script.cycles[kc as usize][s].wb.as_mut().unwrap().data[0] ^= 0x8000_0000;
+    let bad = dir.path().join("bad.v");
+    std::fs::write(&bad, bad_script.verilog()).unwrap();
+    let o = warpforge(&[
+        "cosim",
+        "vecadd",
+        "--config",
+        "tiny",
+        "--verilog",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains(&format!(
+            "co-simulation MISMATCH at cycle {} (kernel cycle {kc}), writeback record, SM 0",
+            image.text.len() as u64 + kc
+        )),
+        "{t}"
+    );
+    assert!(t.contains("    value  0     0x"), "{t}");
+    assert!(
+        t.contains(&format!(
+            "reproduce: warpforge cosim vecadd --config tiny --mem zero --seed 0 --verilog {}",
+            bad.display()
+        )),
+        "{t}"
+    );
+}
+
+/// `warpforge regress` on the generated RTL (needs the RTL top to pass vecadd on tiny).
+#[test]
+fn regress_writes_table_json_and_junit() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("regress.json");
+    let junit = dir.path().join("regress.xml");
+    let o = warpforge(&[
+        "regress",
+        "--configs",
+        "tiny",
+        "--mem",
+        "zero,random",
+        "--kernels",
+        "vecadd",
+        "--quick",
+        "--json",
+        json.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.starts_with("kernel  case"),
+        "the table comes first on stdout (the progress bar is hidden without a tty): {t}"
+    );
+    assert!(t.contains("vecadd  grid=3 block=7"), "{t}");
+    assert!(t.contains("2 passed, 0 failed (2 runs in "), "{t}");
+    let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["mem"], "random");
+    assert!(rows[0]["cycles"].as_u64().unwrap() > 0);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"<testsuite name="tiny/zero" tests="1""#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<testsuite name="tiny/random" tests="1""#),
+        "{xml}"
+    );
+}

@@ -162,6 +162,8 @@ pub struct Sm<const L: usize> {
     w_gtid: RegVec<Bits<32>>,
     w_instret: RegVec<Bits<32>>,
     w_bar: RegVec<Bit>,
+    /// Reserved at CTA accept for the CTA being launched.
+    w_rsv: RegVec<Bit>,
     // ---- per CTA slot
     c_valid: RegVec<Bit>,
     c_launching: RegVec<Bit>,
@@ -489,6 +491,7 @@ impl<const L: usize> Sm<L> {
             w_gtid: RegVec::new(w),
             w_instret: RegVec::new(w),
             w_bar: RegVec::new(w),
+            w_rsv: RegVec::new(w),
             c_valid: RegVec::new(w),
             c_launching: RegVec::new(w),
             c_base: RegVec::new(w),
@@ -693,6 +696,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.w_gtid.clock.next = self.clock.val();
         self.w_instret.clock.next = self.clock.val();
         self.w_bar.clock.next = self.clock.val();
+        self.w_rsv.clock.next = self.clock.val();
         self.c_valid.clock.next = self.clock.val();
         self.c_launching.clock.next = self.clock.val();
         self.c_base.clock.next = self.clock.val();
@@ -774,8 +778,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.take_mask.next = self.pk_take.q.val();
                     self.l_seen[0].next = false;
                     for w in 0..(self._warps - 1) {
-                        self.l_seen[w + 1].next =
-                            self.l_seen[w].val() | !self.w_launched.q[w].val();
+                        self.l_seen[w + 1].next = self.l_seen[w].val() | self.w_rsv.q[w].val();
                     }
                     self.l_warp.next = self.k_wid[0].val();
                     for w in 0..self._warps {
@@ -786,7 +789,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.free_cnt[w + 1].next = self.free_cnt[w].val() + self.k_one32.val();
                         }
                         self.pk_take.d[w].next = self.take[w].val();
-                        if !self.w_launched.q[w].val() & !self.l_seen[w].val() {
+                        if self.w_rsv.q[w].val() & !self.l_seen[w].val() {
                             self.l_warp.next = self.k_wid[w].val();
                         }
                     }
@@ -1430,6 +1433,10 @@ impl<const L: usize> Logic for Sm<L> {
                         self.w_gtid.d[w].next = self.w_gtid.q[w].val();
                         self.w_instret.d[w].next = self.w_instret.q[w].val();
                         self.w_bar.d[w].next = self.w_bar.q[w].val() & !self.bar_ok[w].val();
+                        self.w_rsv.d[w].next = (self.w_rsv.q[w].val()
+                            | (self.cta_go.val() & self.take[w].val()))
+                            & !(self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()))
+                            & !self.reset.val();
                         for _z in 0..self._gto {
                             self.sched.launch[w].next = false;
                         }
@@ -1441,12 +1448,10 @@ impl<const L: usize> Logic for Sm<L> {
                                 self.w_bar.d[w].next = true;
                             }
                         }
-                        for j in 0..self._warps {
-                            if self.cta_done[j].val()
-                                & (self.w_cta.q[w].val() == self.k_wid[j].val())
-                            {
-                                self.w_launched.d[w].next = false;
-                            }
+                        // A warp's slot is free once its threads have exited and its last instruction has
+                        // completed (docs/isa.md §6; the model frees it the same way).
+                        if self.w_launched.q[w].val() & !self.w_live[w].val() {
+                            self.w_launched.d[w].next = false;
                         }
                         if self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()) {
                             self.w_launched.d[w].next = true;

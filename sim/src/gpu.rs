@@ -29,6 +29,8 @@ pub enum SimError {
     Launch(String),
     #[error("warp {warp} of SM {sm} cannot issue: {why}")]
     NotReady { sm: u32, warp: u32, why: String },
+    #[error("cannot dispatch a CTA to SM {sm}: {why}")]
+    Dispatch { sm: u32, why: String },
 }
 
 /// How a standalone run ended.
@@ -89,6 +91,8 @@ pub struct Gpu {
     heap_end: u32,
     sms: Vec<Sm>,
     launch: Option<LaunchState>,
+    /// Launched with [`Gpu::launch_driven`]: CTAs are placed only by [`Gpu::dispatch_cta`].
+    driven: bool,
     fault: Option<Fault>,
     stats: Stats,
     commit: Commit,
@@ -138,6 +142,7 @@ impl Gpu {
                 .map(|_| Sm::new(cfg.warps, cfg.lanes, cfg.simt_stack_depth))
                 .collect(),
             launch: None,
+            driven: false,
             fault: None,
             stats: Stats::default(),
             commit: Commit::new(0, 0, 0),
@@ -187,6 +192,127 @@ impl Gpu {
 
     /// Start a kernel: `grid` CTAs of `block` threads, parameter buffer at `param`.
     pub fn launch(&mut self, grid: u32, block: u32, param: u32) -> Result<(), SimError> {
+        self.start_launch(grid, block, param, false)?;
+        self.dispatch();
+        Ok(())
+    }
+
+    /// Driven dispatch (co-simulation): [`Gpu::launch`] with the same checks, but no CTA is
+    /// dispatched automatically, neither now nor when a CTA finishes. The driver places every
+    /// CTA with [`Gpu::dispatch_cta`] when the RTL reports that it launched one.
+    pub fn launch_driven(&mut self, grid: u32, block: u32, param: u32) -> Result<(), SimError> {
+        self.start_launch(grid, block, param, true)
+    }
+
+    /// Place the next CTA (in index order) on SM `sm`, on its lowest free warp slots
+    /// (docs/isa.md §6). Returns the CTA index and the mask of the warp slots it took (bit `w` =
+    /// slot `w`). Errors when there is no launch, no CTA is left, `sm` does not exist, or the SM
+    /// lacks free warp slots or shared memory for the CTA. Usable after [`Gpu::launch`] too.
+    pub fn dispatch_cta(&mut self, sm: u32) -> Result<(u32, u64), SimError> {
+        self.dispatch_cta_checked(sm)?;
+        let lanes = self.cfg.lanes;
+        let s = &mut self.sms[sm as usize];
+        let l = self.launch.as_mut().expect("checked");
+        Ok(Self::place_cta(s, l, lanes, u64::MAX))
+    }
+
+    /// The checks of [`Gpu::dispatch_cta`]: a CTA is left and the SM has room for it.
+    fn dispatch_cta_checked(&mut self, sm: u32) -> Result<(), SimError> {
+        let cfg = &self.cfg;
+        let Some(l) = self.launch.as_mut() else {
+            return Err(SimError::Dispatch {
+                sm,
+                why: "no kernel has been launched".into(),
+            });
+        };
+        if self.fault.is_some() {
+            return Err(SimError::Dispatch {
+                sm,
+                why: "the kernel has faulted".into(),
+            });
+        }
+        if l.next_cta >= l.grid {
+            return Err(SimError::Dispatch {
+                sm,
+                why: format!("all {} CTAs of the grid have been dispatched", l.grid),
+            });
+        }
+        let Some(s) = self.sms.get_mut(sm as usize) else {
+            return Err(SimError::Dispatch {
+                sm,
+                why: format!("there are only {} SMs", cfg.sms),
+            });
+        };
+        let free = s.free_warps();
+        if free < l.warps_per_cta as usize {
+            return Err(SimError::Dispatch {
+                sm,
+                why: format!(
+                    "CTA {} needs {} warp slots, the SM has {free} free",
+                    l.next_cta, l.warps_per_cta
+                ),
+            });
+        }
+        if s.smem_used + l.smem_per_cta > cfg.smem_bytes {
+            return Err(SimError::Dispatch {
+                sm,
+                why: format!(
+                    "CTA {} needs {} bytes of shared memory, the SM has {} of {} in use",
+                    l.next_cta, l.smem_per_cta, s.smem_used, cfg.smem_bytes
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Driven mode: like [`Gpu::dispatch_cta`], but the CTA takes exactly the warp slots in
+    /// `slots` (bit i = slot i), which must be free here and as many as the CTA needs.
+    /// Co-simulation uses it because the model frees a warp's slot when its `wf.exit` is
+    /// stepped (at issue), earlier than the RTL, which frees it once the exit has executed; so
+    /// the RTL's lowest free slots need not be the model's lowest free slots.
+    pub fn dispatch_cta_on(&mut self, sm: u32, slots: u64) -> Result<u32, SimError> {
+        let need = self.launch.as_ref().map_or(0, |l| l.warps_per_cta);
+        if slots.count_ones() != need {
+            return Err(SimError::Dispatch {
+                sm,
+                why: format!(
+                    "a CTA needs {need} warp slots, the RTL gave {} (0x{slots:x})",
+                    slots.count_ones()
+                ),
+            });
+        }
+        if let Some(s) = self.sms.get(sm as usize) {
+            for (i, w) in s.warps.iter().enumerate() {
+                if slots >> i & 1 != 0 && w.state != WarpState::Free {
+                    return Err(SimError::Dispatch {
+                        sm,
+                        why: format!("warp slot {i} is still in use in the model"),
+                    });
+                }
+            }
+            if slots >> s.warps.len().min(63) != 0 && s.warps.len() < 64 {
+                return Err(SimError::Dispatch {
+                    sm,
+                    why: format!("slots 0x{slots:x} beyond the SM's {} warps", s.warps.len()),
+                });
+            }
+        }
+        let cfg_lanes = self.cfg.lanes;
+        self.dispatch_cta_checked(sm)?;
+        let (s, l) = match (self.sms.get_mut(sm as usize), self.launch.as_mut()) {
+            (Some(s), Some(l)) => (s, l),
+            _ => unreachable!("checked by dispatch_cta_checked"),
+        };
+        Ok(Self::place_cta(s, l, cfg_lanes, slots).0)
+    }
+
+    fn start_launch(
+        &mut self,
+        grid: u32,
+        block: u32,
+        param: u32,
+        driven: bool,
+    ) -> Result<(), SimError> {
         if self.launch.as_ref().is_some_and(|l| l.ctas_done < l.grid) && self.fault.is_none() {
             return Err(SimError::Launch("a kernel is still running".into()));
         }
@@ -229,7 +355,7 @@ impl Gpu {
             warps_per_cta: block.div_ceil(cfg.lanes),
             smem_per_cta: self.shared_bytes,
         });
-        self.dispatch();
+        self.driven = driven;
         Ok(())
     }
 
@@ -238,58 +364,66 @@ impl Gpu {
         let Some(l) = self.launch.as_mut() else {
             return;
         };
-        let lanes = self.cfg.lanes;
         for sm in self.sms.iter_mut() {
             while l.next_cta < l.grid
                 && sm.free_warps() >= l.warps_per_cta as usize
                 && sm.smem_used + l.smem_per_cta <= self.cfg.smem_bytes
             {
-                let cta_id = l.next_cta;
-                l.next_cta += 1;
-                let slot = match sm.ctas.iter().position(Option::is_none) {
-                    Some(i) => i,
-                    None => {
-                        sm.ctas.push(None);
-                        sm.ctas.len() - 1
-                    }
-                };
-                let mut warps = Vec::with_capacity(l.warps_per_cta as usize);
-                for (wi, w) in sm
-                    .warps
-                    .iter_mut()
-                    .enumerate()
-                    .filter(|(_, w)| w.state == WarpState::Free)
-                    .take(l.warps_per_cta as usize)
-                    .enumerate()
-                    .map(|(k, (i, w))| (k as u32, (i, w)))
-                {
-                    let (slot_idx, warp) = w;
-                    let first_tid = wi * lanes;
-                    let threads = (l.block - first_tid).min(lanes);
-                    let mask = if threads == 32 {
-                        u32::MAX
-                    } else {
-                        (1u32 << threads) - 1
-                    };
-                    warp.state = WarpState::Ready;
-                    warp.cta_slot = slot;
-                    warp.warp_in_cta = wi;
-                    warp.stack.reset(l.entry, mask);
-                    warp.regs.fill(0);
-                    warp.live = mask;
-                    warp.instret = 0;
-                    warps.push(slot_idx);
-                }
-                sm.smem_used += l.smem_per_cta;
-                sm.ctas[slot] = Some(Cta {
-                    cta_id,
-                    live_warps: warps.len() as u32,
-                    warps,
-                    waiting: 0,
-                    smem: vec![0; l.smem_per_cta as usize],
-                });
+                Self::place_cta(sm, l, self.cfg.lanes, u64::MAX);
             }
         }
+    }
+
+    /// Place CTA `l.next_cta` on `sm` (which has room) on its lowest free warp slots; returns
+    /// the CTA index and the mask of the slots taken.
+    /// Place the next CTA on the lowest free warp slots among `allowed`.
+    fn place_cta(sm: &mut Sm, l: &mut LaunchState, lanes: u32, allowed: u64) -> (u32, u64) {
+        let cta_id = l.next_cta;
+        l.next_cta += 1;
+        let slot = match sm.ctas.iter().position(Option::is_none) {
+            Some(i) => i,
+            None => {
+                sm.ctas.push(None);
+                sm.ctas.len() - 1
+            }
+        };
+        let mut warps = Vec::with_capacity(l.warps_per_cta as usize);
+        let mut slots = 0u64;
+        for (wi, (slot_idx, warp)) in sm
+            .warps
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, w)| w.state == WarpState::Free && (*i >= 64 || allowed >> i & 1 != 0))
+            .take(l.warps_per_cta as usize)
+            .enumerate()
+        {
+            let wi = wi as u32;
+            let first_tid = wi * lanes;
+            let threads = (l.block - first_tid).min(lanes);
+            let mask = if threads == 32 {
+                u32::MAX
+            } else {
+                (1u32 << threads) - 1
+            };
+            warp.state = WarpState::Ready;
+            warp.cta_slot = slot;
+            warp.warp_in_cta = wi;
+            warp.stack.reset(l.entry, mask);
+            warp.regs.fill(0);
+            warp.live = mask;
+            warp.instret = 0;
+            warps.push(slot_idx);
+            slots |= 1u64 << slot_idx;
+        }
+        sm.smem_used += l.smem_per_cta;
+        sm.ctas[slot] = Some(Cta {
+            cta_id,
+            live_warps: warps.len() as u32,
+            warps,
+            waiting: 0,
+            smem: vec![0; l.smem_per_cta as usize],
+        });
+        (cta_id, slots)
     }
 
     /// True when every CTA of the launch has finished.
@@ -481,7 +615,9 @@ impl Gpu {
                     sm.smem_used -= l.smem_per_cta;
                     self.stats.ctas_done += 1;
                     self.launch.as_mut().expect("launched").ctas_done += 1;
-                    self.dispatch();
+                    if !self.driven {
+                        self.dispatch();
+                    }
                 } else if cta.waiting == cta.live_warps {
                     Self::release_barrier(sm, slot, &mut self.stats);
                 }

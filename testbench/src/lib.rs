@@ -24,14 +24,26 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! On top of it, [`lockstep`] runs the whole generated GPU (`warpforge_top`)
+//! in lock-step with the golden model (`warpforge_sim`), its memory ports
+//! served by the deterministic [`memory_model`], and reports the first
+//! divergence ([`lockstep::MismatchReport`]).
+//!
 //! Verilator is used through the (vendored, Verilator-5-patched) `verilator`
 //! crate (`gen::Verilator` runs verilator and configures the C++ compiler)
 //! and `verilated` crate (runtime source list, C shims for `Verilated` and
 //! `VerilatedVcdC`).
 
+pub mod lockstep;
+pub mod memory_model;
 pub mod unit;
 pub mod verilator_model;
 
+pub use lockstep::{
+    build_rtl, cosim, cosim_observed, BuildInfo, CosimError, CosimOptions, CosimOutcome,
+    CosimReport, Launch, MismatchReport, SmCounters, StallReport, TraceEvent,
+};
+pub use memory_model::{MemoryModel, MemorySettings, MEMORY_PRESETS};
 pub use verilator_model::{
     build, BuildError, BuildReport, LoadedModel, ModelBuild, PortDir, PortError, PortId, PortInfo,
     TraceError,

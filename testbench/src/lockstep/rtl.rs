@@ -1,0 +1,206 @@
+//! Driving the Verilated `warpforge_top`: reset, instruction-memory load, launch, and one clock
+//! cycle at a time with every SM's memory port served by the [`MemoryModel`]. Shared by the
+//! checking run and the VCD re-run, which must see exactly the same inputs.
+
+use warpforge_config::GpuConfig;
+use warpforge_loader::KernelImage;
+
+use super::ports::TopPorts;
+pub(crate) use super::script::{CtaRec, IssueRec, RtlFault, StRec, WbRec};
+use super::Launch;
+use crate::memory_model::{MemProtocolError, MemRequest, MemoryModel, MemorySettings};
+use crate::verilator_model::LoadedModel;
+
+/// Cycles of `reset` high before the instruction memory is loaded.
+pub(crate) const RESET_CYCLES: u64 = 2;
+
+/// The trace records of one SM in one cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SmOut {
+    pub issue: Option<IssueRec>,
+    pub wb: Option<WbRec>,
+    pub st: Option<StRec>,
+    pub cta: Option<CtaRec>,
+}
+
+impl SmOut {
+    pub fn any(&self) -> bool {
+        self.issue.is_some() || self.wb.is_some() || self.st.is_some() || self.cta.is_some()
+    }
+}
+
+/// Everything the checker looks at in one cycle.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CycleOut {
+    pub cycle_count: u64,
+    pub busy: bool,
+    pub done: bool,
+    pub fault: Option<RtlFault>,
+    pub sm: Vec<SmOut>,
+    /// A memory request that broke the protocol in this cycle (the first one).
+    pub protocol: Option<MemProtocolError>,
+}
+
+/// The Verilated GPU plus its memory model.
+pub(crate) struct Session {
+    pub m: LoadedModel,
+    p: TopPorts,
+    lanes: usize,
+    pub mem: MemoryModel,
+    /// Cycles since the start pulse (the pulse is cycle 0).
+    pub kernel_cycle: u64,
+}
+
+impl Session {
+    pub fn new(
+        m: LoadedModel,
+        p: TopPorts,
+        cfg: &GpuConfig,
+        settings: &MemorySettings,
+        initial_memory: Vec<u8>,
+    ) -> Session {
+        Session {
+            m,
+            p,
+            lanes: cfg.lanes as usize,
+            mem: MemoryModel::new(settings, cfg.sms, initial_memory),
+            kernel_cycle: 0,
+        }
+    }
+
+    /// Reset, load the kernel text and its reconvergence sidecar into instruction memory (one
+    /// word per cycle) and set the launch parameters. The start pulse is the first [`cycle`].
+    ///
+    /// [`cycle`]: Session::cycle
+    pub fn prepare(&mut self, image: &KernelImage, launch: &Launch) {
+        let c = &self.p.ctl;
+        let m = &mut self.m;
+        for s in &self.p.sm {
+            m.set(s.mem_req_ready, 0);
+            m.set(s.mem_resp_valid, 0);
+        }
+        m.set(c.start, 0);
+        m.set(c.reset, 1);
+        m.ticks(c.clock, RESET_CYCLES);
+        m.set(c.reset, 0);
+        for (i, (&word, recon)) in image.text.iter().zip(&image.sidecar).enumerate() {
+            m.set(c.imem_we, 1);
+            m.set(c.imem_addr, i as u64);
+            m.set(c.imem_word, u64::from(word));
+            m.set(c.imem_recon, u64::from(recon.to_word()));
+            m.tick(c.clock);
+        }
+        m.set(c.imem_we, 0);
+        m.set(c.imem_addr, 0);
+        m.set(c.imem_word, 0);
+        m.set(c.imem_recon, 0);
+        m.set(c.launch_entry, u64::from(image.entry));
+        m.set(c.launch_nctaid, u64::from(launch.grid));
+        m.set(c.launch_ntid, u64::from(launch.block));
+        m.set(c.launch_param, u64::from(launch.param));
+        m.set(
+            c.launch_shared,
+            u64::from(image.shared_bytes.next_multiple_of(4)),
+        );
+    }
+
+    /// One clock cycle: drive the memory ports (and `start` in kernel cycle 0), evaluate, read
+    /// every output into `out`, hand valid memory requests to the memory model, clock edge.
+    pub fn cycle(&mut self, out: &mut CycleOut) {
+        let kc = self.kernel_cycle;
+        self.mem.begin_cycle(kc);
+        let c = &self.p.ctl;
+        let m = &mut self.m;
+        m.set(c.start, u64::from(kc == 0));
+        for (s, sp) in self.p.sm.iter().enumerate() {
+            let s = s as u32;
+            m.set(sp.mem_req_ready, u64::from(self.mem.ready(s)));
+            match self.mem.response(s) {
+                Some(d) => {
+                    m.set(sp.mem_resp_valid, 1);
+                    m.set(sp.mem_resp_data, u64::from(d));
+                }
+                None => {
+                    m.set(sp.mem_resp_valid, 0);
+                    m.set(sp.mem_resp_data, 0);
+                }
+            }
+        }
+        m.eval();
+
+        out.cycle_count = m.get(c.cycle_count);
+        out.busy = m.get(c.busy) != 0;
+        out.done = m.get(c.done) != 0;
+        out.fault = (m.get(c.fault) != 0).then(|| RtlFault {
+            sm: m.get(c.fault_sm) as u32,
+            warp: m.get(c.fault_warp) as u32,
+            pc: m.get(c.fault_pc) as u32,
+            cause: m.get(c.fault_cause) as u32,
+            lane: m.get(c.fault_lane) as u32,
+            addr: m.get(c.fault_addr) as u32,
+        });
+        out.protocol = None;
+        out.sm.resize(self.p.sm.len(), SmOut::default());
+        let lanes = self.lanes;
+        for (s, sp) in self.p.sm.iter().enumerate() {
+            let o = &mut out.sm[s];
+            o.issue = (m.get(sp.tr_issue_valid) != 0).then(|| IssueRec {
+                warp: m.get(sp.tr_issue_warp) as u32,
+                pc: m.get(sp.tr_issue_pc) as u32,
+                instr: m.get(sp.tr_issue_instr) as u32,
+                mask: m.get(sp.tr_issue_mask) as u32,
+                tag: m.get(sp.tr_issue_tag) as u32,
+            });
+            o.wb = (m.get(sp.tr_wb_valid) != 0).then(|| {
+                let mut data = [0u32; 32];
+                sp.tr_wb_data.read(m, &mut data[..lanes]);
+                WbRec {
+                    tag: m.get(sp.tr_wb_tag) as u32,
+                    rd: m.get(sp.tr_wb_rd) as u8,
+                    mask: m.get(sp.tr_wb_mask) as u32,
+                    data,
+                }
+            });
+            o.st = (m.get(sp.tr_st_valid) != 0).then(|| {
+                let mut addr = [0u32; 32];
+                let mut data = [0u32; 32];
+                sp.tr_st_addr.read(m, &mut addr[..lanes]);
+                sp.tr_st_data.read(m, &mut data[..lanes]);
+                StRec {
+                    tag: m.get(sp.tr_st_tag) as u32,
+                    size: m.get(sp.tr_st_size) as u8,
+                    mask: m.get(sp.tr_st_mask) as u32,
+                    addr,
+                    data,
+                }
+            });
+            o.cta = (m.get(sp.tr_cta_valid) != 0).then(|| CtaRec {
+                id: m.get(sp.tr_cta_id) as u32,
+                warps: m.get(sp.tr_cta_warps),
+            });
+            if m.get(sp.mem_req_valid) != 0 {
+                let req = MemRequest {
+                    write: m.get(sp.mem_req_write) != 0,
+                    addr: m.get(sp.mem_req_addr) as u32,
+                    size: m.get(sp.mem_req_size) as u8,
+                    data: m.get(sp.mem_req_data) as u32,
+                };
+                if let Err(e) = self.mem.offer(s as u32, req) {
+                    out.protocol.get_or_insert(e);
+                }
+            }
+        }
+        m.tick(c.clock);
+        self.kernel_cycle += 1;
+    }
+
+    /// The performance counters of SM `s`: (issued, idle, conflicts).
+    pub fn counters(&self, s: usize) -> (u64, u64, u64) {
+        let p = &self.p.sm[s];
+        (
+            self.m.get(p.ctr_issued),
+            self.m.get(p.ctr_idle),
+            self.m.get(p.ctr_conflicts),
+        )
+    }
+}

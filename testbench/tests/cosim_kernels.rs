@@ -1,0 +1,104 @@
+//! Every shipped kernel on the generated RTL, in lock-step with the golden model.
+//!
+//! Default set: each kernel's default case × `tiny` and `small` × the memory presets `zero`,
+//! `long`, `random` (one test per configuration and memory setting; each runs every kernel and
+//! reports all failures). `WARPFORGE_FULL=1` runs every case of every kernel instead.
+//! Besides the lock-step checks (every commit, and global memory equal to the model's at the
+//! end), each output buffer the RTL left must equal the kernel's Rust reference.
+//!
+//! Needs Verilator, the RISC-V compiler and the RTL top (`warpforge_hdl::top`). The first run
+//! Verilates each configuration once (cached in `target/verilator-cache`).
+
+mod cosim_common;
+
+use cosim_common::{full, kernel_image, limits, place_case};
+use warpforge_config::GpuConfig;
+use warpforge_testbench::lockstep::{cosim, CosimOptions, CosimOutcome};
+use warpforge_testbench::memory_model::MemorySettings;
+
+fn run_all(cfg: GpuConfig, mem: MemorySettings) {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for k in warpforge_kernels::all() {
+        let image = kernel_image(k);
+        let cases = if full() {
+            k.cases(&limits(&cfg), 1)
+        } else {
+            vec![k.default_case(&limits(&cfg), 1)]
+        };
+        for (i, case) in cases.iter().enumerate() {
+            runs += 1;
+            let (gpu, launch, addrs) = place_case(&cfg, &image, case);
+            let case_arg = if full() {
+                format!("--case {i}")
+            } else {
+                String::new()
+            };
+            let opts = CosimOptions {
+                mem: mem.clone(),
+                repro: format!(
+                    "cargo run --release -- cosim {} --config {} {case_arg} --mem {} --seed {}",
+                    k.name, cfg.name, mem.name, mem.seed
+                ),
+                ..Default::default()
+            };
+            match cosim(&cfg, &image, gpu, launch, &opts) {
+                Ok(r) => {
+                    if r.outcome != CosimOutcome::Finished {
+                        failures.push(format!("{} {}: {:?}", k.name, case.label, r.outcome));
+                        continue;
+                    }
+                    for (b, &a) in case.buffers.iter().zip(&addrs) {
+                        if let Some(exp) = &b.expected {
+                            if r.read(a, exp.len() as u32) != Some(&exp[..]) {
+                                failures.push(format!(
+                                    "{} {}: buffer `{}` differs from the Rust reference",
+                                    k.name, case.label, b.name
+                                ));
+                            }
+                        }
+                    }
+                }
+                Err(e) => failures.push(format!("{} {}:\n{e}", k.name, case.label)),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} kernel runs failed on `{}` with memory {}:\n\n{}",
+        failures.len(),
+        cfg.name,
+        mem,
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn tiny_zero() {
+    run_all(GpuConfig::tiny(), MemorySettings::zero());
+}
+
+#[test]
+fn tiny_long() {
+    run_all(GpuConfig::tiny(), MemorySettings::long());
+}
+
+#[test]
+fn tiny_random() {
+    run_all(GpuConfig::tiny(), MemorySettings::random().with_seed(1));
+}
+
+#[test]
+fn small_zero() {
+    run_all(GpuConfig::small(), MemorySettings::zero());
+}
+
+#[test]
+fn small_long() {
+    run_all(GpuConfig::small(), MemorySettings::long());
+}
+
+#[test]
+fn small_random() {
+    run_all(GpuConfig::small(), MemorySettings::random().with_seed(1));
+}
