@@ -1160,7 +1160,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.lsu.in_unsigned.next = self.dec_d.mem_unsigned.val();
                     self.lsu.in_offset.next = self.dec_d.imm.val();
                     self.lsu.in_smem_base.next = self.d_smem.val();
-                    self.lsu.in_smem_size.next = self.k_shared.val();
+                    self.lsu.in_smem_size.next = self.smem_need.val();
                     self.lsu.mem_req_ready.next = self.mem_req_ready.val();
                     self.lsu.mem_resp_valid.next = self.mem_resp_valid.val();
                     self.lsu.mem_resp_data.next = self.mem_resp_data.val();

@@ -19,8 +19,11 @@
 //!
 //! # Checks, in this order within a cycle (SMs in index order)
 //!
-//! * **CTA launch** (`tr_cta_*`): [`Gpu::dispatch_cta`] on that SM must place the same CTA on
-//!   the same warp slots.
+//! * **CTA launch** (`tr_cta_*`): the RTL must launch the next CTA in index order, and the
+//!   model places it on the RTL's warp slots ([`Gpu::dispatch_cta_on`]), which must be free in
+//!   the model and as many as the CTA needs. (The model frees a warp's slot when its last
+//!   `wf.exit` is stepped, at issue, earlier than the RTL, so the RTL's lowest free slots need
+//!   not be the model's.)
 //! * **writeback** (`tr_wb_*`) and **store** (`tr_st_*`) records complete the instruction that
 //!   holds their tag: `rd`, mask and every masked lane's value; store size, mask, and every
 //!   lane's address and data. (They are checked before the issue records of the same cycle, so

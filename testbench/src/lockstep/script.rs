@@ -556,7 +556,6 @@ impl Script {
     }
 }
 
-/// Verilog identifiers used above must be what rust-hdl emits: `name$i`.
 #[cfg(test)]
 mod tests {
     use super::*;
