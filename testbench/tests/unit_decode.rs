@@ -184,9 +184,6 @@ fn expected(w: u32) -> Fields {
             }
         },
     }
-    if f.rd == 0 && !f.load {
-        // x0 destinations: the RTL reports no register; the unit stays (link / result dropped).
-    }
     f
 }
 
