@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::{bail, Context as _, Result};
 use warpforge_config::GpuConfig;
-use warpforge_kernels::{Case, Param};
+use warpforge_kernels::{Case, Limits, Param};
 use warpforge_loader::KernelImage;
 use warpforge_sim::{Gpu, RunOutcome, Stats};
 
@@ -22,6 +22,16 @@ pub struct Placed {
 }
 
 /// Allocate and fill every buffer and the parameter buffer of `case`.
+/// What a configuration can launch: its lanes, the largest CTA (every warp of an SM) and its
+/// shared memory, for choosing a kernel's reference cases.
+pub fn limits(cfg: &GpuConfig) -> Limits {
+    Limits {
+        lanes: cfg.lanes,
+        max_block: cfg.warps * cfg.lanes,
+        smem_bytes: cfg.smem_bytes,
+    }
+}
+
 pub fn place(gpu: &mut Gpu, case: &Case) -> Result<Placed> {
     let mut buffers = Vec::with_capacity(case.buffers.len());
     for b in &case.buffers {

@@ -2,6 +2,7 @@
 //! RTL co-simulation of kernel cases and regressions, and the CLI's reports, shared with the
 //! end-to-end tests.
 
+pub mod bench_rtl;
 pub mod cosim;
 pub mod host;
 pub mod regress;

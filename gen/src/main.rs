@@ -7,11 +7,11 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use warpforge::cosim::{command_line, CosimRow};
-use warpforge::host::{self, ArgSpec, DEFAULT_MAX_CYCLES};
-use warpforge::{regress, report};
+use warpforge::host::{self, limits, ArgSpec, DEFAULT_MAX_CYCLES};
+use warpforge::{bench_rtl, regress, report};
 use warpforge_config::{GpuConfig, DEFAULT_PRESET, PRESETS};
 use warpforge_hdl::top::{top_verilog, TopOptions, TOP_NAME};
-use warpforge_kernels::{Case, KernelSpec, Limits, Param};
+use warpforge_kernels::{Case, KernelSpec, Param};
 use warpforge_loader::KernelImage;
 use warpforge_sim::{Gpu, RunOutcome};
 use warpforge_testbench::lockstep::{self, CosimError, CosimOptions, CosimOutcome};
@@ -185,6 +185,25 @@ enum BenchWhat {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// The generated RTL under Verilator: build time, cycles/s alone and in lock-step with the
+    /// golden model (the checker's overhead), and IPC, idle and bank-conflict counts per kernel.
+    Rtl {
+        /// Configurations: preset names or TOML/JSON files, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "tiny,small")]
+        configs: Vec<String>,
+        /// Shipped kernels, comma-separated (default: all).
+        #[arg(long, value_delimiter = ',')]
+        kernels: Vec<String>,
+        /// Repeat each kernel's run until this many seconds of simulation have passed (per mode).
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        /// Build in an empty Verilator cache, so that the build time is measured (slow).
+        #[arg(long)]
+        fresh_cache: bool,
+        /// Write the results as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -277,6 +296,13 @@ fn real_main() -> Result<ExitCode> {
         Command::Regress(args) => return regress_cmd(args),
         Command::Bench { what } => match what {
             BenchWhat::Model { config, seconds } => bench_model(&config, seconds)?,
+            BenchWhat::Rtl {
+                configs,
+                kernels,
+                seconds,
+                fresh_cache,
+                json,
+            } => bench_rtl(&configs, &kernels, seconds, fresh_cache, json.as_deref())?,
         },
     }
     Ok(ExitCode::SUCCESS)
@@ -284,14 +310,6 @@ fn real_main() -> Result<ExitCode> {
 
 fn load_config(name: &str) -> Result<GpuConfig> {
     Ok(GpuConfig::load(name)?)
-}
-
-fn limits(cfg: &GpuConfig) -> Limits {
-    Limits {
-        lanes: cfg.lanes,
-        max_block: cfg.warps * cfg.lanes,
-        smem_bytes: cfg.smem_bytes,
-    }
 }
 
 /// A shipped kernel's source, or the given path.
@@ -543,6 +561,62 @@ fn bench_model(config: &str, seconds: f64) -> Result<()> {
         thread_instrs,
         busy
     );
+    Ok(())
+}
+
+/// Shipped kernels by name (all of them for an empty list).
+fn select_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
+    if names.is_empty() {
+        return Ok(warpforge_kernels::all().iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            warpforge_kernels::by_name(n).with_context(|| {
+                format!(
+                    "`{n}` is not a shipped kernel (shipped: {})",
+                    warpforge_kernels::all()
+                        .iter()
+                        .map(|k| k.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+fn bench_rtl(
+    configs: &[String],
+    kernels: &[String],
+    seconds: f64,
+    fresh_cache: bool,
+    json: Option<&Path>,
+) -> Result<()> {
+    let cfgs = configs
+        .iter()
+        .map(|c| load_config(c))
+        .collect::<Result<Vec<_>>>()?;
+    let specs = select_kernels(kernels)?;
+    // Kept alive until the end: the models are loaded from it.
+    let _cache = if fresh_cache {
+        let dir = tempfile::tempdir().context("creating a temporary Verilator cache")?;
+        // Single-threaded here: nothing else reads the environment yet.
+        std::env::set_var("WARPFORGE_VERILATOR_CACHE", dir.path());
+        Some(dir)
+    } else {
+        None
+    };
+    let mut all = Vec::new();
+    for cfg in &cfgs {
+        let b = bench_rtl::bench_config(cfg, &specs, seconds, &mut |m| eprintln!("bench: {m}"))?;
+        print!("{}", bench_rtl::table(&b));
+        all.push(b);
+    }
+    if let Some(p) = json {
+        std::fs::write(p, serde_json::to_string_pretty(&all)?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
     Ok(())
 }
 
@@ -810,25 +884,7 @@ fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
         .iter()
         .map(|m| Ok((m.clone(), parse_mem(m, Some(args.seed))?)))
         .collect::<Result<Vec<_>>>()?;
-    let kernels: Vec<&'static KernelSpec> = if args.kernels.is_empty() {
-        warpforge_kernels::all().iter().collect()
-    } else {
-        args.kernels
-            .iter()
-            .map(|n| {
-                warpforge_kernels::by_name(n).with_context(|| {
-                    format!(
-                        "`{n}` is not a shipped kernel (shipped: {})",
-                        warpforge_kernels::all()
-                            .iter()
-                            .map(|k| k.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })
-            })
-            .collect::<Result<_>>()?
-    };
+    let kernels = select_kernels(&args.kernels)?;
     if configs.is_empty() || mems.is_empty() {
         bail!(
             "nothing to run: give at least one configuration (--configs) and one memory setting (--mem; {})",

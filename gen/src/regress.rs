@@ -11,12 +11,13 @@ use anyhow::{Context as _, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use warpforge_config::GpuConfig;
-use warpforge_kernels::{Case, KernelSpec, Limits};
+use warpforge_kernels::{Case, KernelSpec};
 use warpforge_loader::KernelImage;
 use warpforge_testbench::lockstep::{build_rtl, CosimOptions};
 use warpforge_testbench::memory_model::MemorySettings;
 
 use crate::cosim::{command_line, run_case, CosimRow};
+use crate::host::limits;
 
 /// What to run.
 pub struct Plan {
@@ -42,14 +43,6 @@ struct Job {
     case_index: usize,
     case: Case,
     mem: usize,
-}
-
-fn limits(cfg: &GpuConfig) -> Limits {
-    Limits {
-        lanes: cfg.lanes,
-        max_block: cfg.warps * cfg.lanes,
-        smem_bytes: cfg.smem_bytes,
-    }
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.

@@ -16,6 +16,8 @@ pub const MATMUL_T: u32 = 4;
 pub const TRANSPOSE_T: u32 = 4;
 /// Shared array of `reduce.c` (`REDUCE_MAX_BLOCK` words).
 pub const REDUCE_MAX_BLOCK: u32 = 1024;
+/// Rounds of `alu_mix` in its cases: long enough that the loop dominates the start-up code.
+pub const ALU_MIX_ROUNDS: u32 = 24;
 /// Trip-count bound used by the `trip_count` cases.
 pub const TRIP_MAX_STEPS: u32 = 50;
 
@@ -99,6 +101,15 @@ pub(crate) static ALL: &[KernelSpec] = &[
         shape: "any grid and block; threads with gtid >= n idle",
         shared_bytes: 0,
         cases: divergent_call_cases,
+    },
+    KernelSpec {
+        name: "alu_mix",
+        source: "alu_mix.c",
+        about:
+            "ALU-bound: out[i] = rounds of xorshift32 plus the round number on seed ^ i*0x9E3779B9",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: alu_mix_cases,
     },
 ];
 
@@ -728,6 +739,50 @@ fn divergent_call_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         .collect()
 }
 
+// ---- alu_mix ---------------------------------------------------------------------------------
+
+/// out[i] = `rounds` rounds of x ^= x << 13; x ^= x >> 17; x ^= x << 5; x += r on
+/// x = seed ^ i * 0x9E3779B9, for i < n.
+pub fn alu_mix_ref(seed: u32, n: usize, rounds: u32) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| {
+            let mut x = seed ^ i.wrapping_mul(0x9E37_79B9);
+            for r in 0..rounds {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x = x.wrapping_add(r);
+            }
+            x
+        })
+        .collect()
+}
+
+fn alu_mix_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "alu_mix", idx);
+            let mix_seed = rng.gen::<u32>();
+            let out = alu_mix_ref(mix_seed, n as usize, ALU_MIX_ROUNDS);
+            Case {
+                kernel: "alu_mix",
+                label: format!("{} rounds={ALU_MIX_ROUNDS}", label_1d(grid, block, n)),
+                grid,
+                block,
+                buffers: vec![output("out", &out)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Word(n),
+                    Param::Word(ALU_MIX_ROUNDS),
+                    Param::Word(mix_seed),
+                ],
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,6 +812,9 @@ mod tests {
             transpose_ref(&[1, 2, 3, 4, 5, 6], 2, 3),
             vec![1, 4, 2, 5, 3, 6]
         );
+        // Marsaglia's xorshift32 of 1 is 270369; round 0 adds nothing.
+        assert_eq!(alu_mix_ref(1, 1, 1), vec![270_369]);
+        assert_eq!(alu_mix_ref(5, 2, 0), vec![5, 5 ^ 0x9E37_79B9]);
         assert_eq!(divergent_call_g(2), 15);
         assert_eq!(divergent_call_h(0b1110), 2 + 3);
         // f(16): v & 15 = 0, one iteration: s = 0*3 + (0 ^ 16).

@@ -527,7 +527,8 @@ fn names_and_sources() {
             "matmul_tiled",
             "transpose_naive",
             "transpose_tiled",
-            "divergent_call"
+            "divergent_call",
+            "alu_mix"
         ]
     );
     for k in all() {

@@ -1,6 +1,8 @@
 //! The generated GPU top level (`hdl/src/top.rs`) passes `verilator --lint-only -Wall` with no
-//! warning and yosys `hierarchy -check; proc; synth` (tiny by default; small and fermi with
-//! `WARPFORGE_FULL=1` or `--ignored`).
+//! warning and yosys `hierarchy -check; proc; synth`: tiny by default, small's yosys with
+//! `WARPFORGE_FULL=1`, fermi (lint only) with `--ignored`. fermi is 58 MB of Verilog (lint:
+//! ~2 min, 3 GB); generic `synth` would map its over 10 Mbit of register file, instruction and shared
+//! memory to flip-flops, which no machine of ours finishes — a vendor flow maps them to RAM.
 
 use std::time::Instant;
 
@@ -40,7 +42,7 @@ fn top_small_lint() {
 }
 
 #[test]
-#[ignore = "fermi: slow; run with --ignored or WARPFORGE_FULL=1"]
-fn top_fermi_lint_and_yosys() {
-    check("fermi", true);
+#[ignore = "fermi: ~2 min and 3 GB; run with --ignored"]
+fn top_fermi_lint() {
+    check("fermi", false);
 }

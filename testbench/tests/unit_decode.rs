@@ -239,7 +239,7 @@ fn check(
         )
     };
     let b = |x: bool| x as u64;
-    let mut cmp = |n: &str, exp: u64| {
+    let cmp = |n: &str, exp: u64| {
         let got = g(n);
         assert_eq!(got, exp, "{}", ctx(n, got, exp));
     };

@@ -211,6 +211,28 @@ pub struct BuildInfo {
     pub generate: Duration,
     /// Time to Verilate, compile and load (or just load).
     pub build: Duration,
+    /// Of `build`: time in verilator (zero on a cache hit).
+    pub verilate: Duration,
+    /// Of `build`: compiling the Verilator runtime (once per cache directory).
+    pub runtime_compile: Duration,
+    /// Of `build`: compiling and linking the model.
+    pub model_compile: Duration,
+}
+
+impl BuildInfo {
+    fn new(verilog: PathBuf, m: &LoadedModel, generate: Duration, build: Duration) -> Self {
+        let r = m.build_report();
+        BuildInfo {
+            verilog,
+            library: m.library_path().to_path_buf(),
+            cache_hit: r.cache_hit,
+            generate,
+            build,
+            verilate: r.verilate,
+            runtime_compile: r.runtime_compile,
+            model_compile: r.model_compile + r.link,
+        }
+    }
 }
 
 /// A completed co-simulation.
@@ -230,7 +252,8 @@ pub struct CosimReport {
     /// Warp-instructions issued (all SMs, `ctr_issued`) per kernel cycle.
     pub ipc: f64,
     pub build: BuildInfo,
-    /// Wall time of the simulation loop (reset and instruction load included, build excluded).
+    /// Wall time of the kernel's cycles (the checking loop; building, reset, instruction load
+    /// and setting up memory excluded).
     pub wall: Duration,
     /// Global memory as the RTL left it (from `GMEM_BASE`).
     pub global_memory: Vec<u8>,
@@ -344,6 +367,9 @@ pub fn build_rtl(
             cache_hit: true,
             generate: Duration::ZERO,
             build: Duration::ZERO,
+            verilate: Duration::ZERO,
+            runtime_compile: Duration::ZERO,
+            model_compile: Duration::ZERO,
             ..c.info.clone()
         };
         return Ok((c.proto.new_instance(), info));
@@ -364,13 +390,7 @@ pub fn build_rtl(
     let generate = t0.elapsed();
     let t1 = Instant::now();
     let m = verilate(&verilog, trace)?;
-    let info = BuildInfo {
-        verilog,
-        library: m.library_path().to_path_buf(),
-        cache_hit: m.build_report().cache_hit,
-        generate,
-        build: t1.elapsed(),
-    };
+    let info = BuildInfo::new(verilog, &m, generate, t1.elapsed());
     let inst = m.new_instance();
     cache.push(CachedModel {
         cfg: cfg.clone(),
@@ -407,13 +427,7 @@ fn obtain_model(
         Some(path) => {
             let t = Instant::now();
             let m = verilate(path, trace)?;
-            let info = BuildInfo {
-                verilog: path.clone(),
-                library: m.library_path().to_path_buf(),
-                cache_hit: m.build_report().cache_hit,
-                generate: Duration::ZERO,
-                build: t.elapsed(),
-            };
+            let info = BuildInfo::new(path.clone(), &m, Duration::ZERO, t.elapsed());
             Ok((m, info))
         }
     }
@@ -528,10 +542,10 @@ pub fn cosim_observed(
         repro: opts.repro.clone(),
     };
 
-    let t0 = Instant::now();
     let mut sess = Session::new(m, ports, cfg, &opts.mem, initial.clone());
     sess.prepare(image, &launch);
     let mut ck = Checker::new(cfg, image, model, opts, context);
+    let t0 = Instant::now();
     let result = run_loop(&mut sess, &mut ck, opts, observer);
     let wall = t0.elapsed();
 
