@@ -17,13 +17,36 @@ pub fn cache_dir() -> PathBuf {
         .join("target/verilator-cache")
 }
 
+/// FNV-1a offset basis: the starting value of [`fnv1a`].
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a of `bytes`, continuing from `h` ([`FNV_OFFSET`] to start).
+pub fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The seed of a unit test's random stimulus: `$WARPFORGE_SEED`, else a fixed, distinct seed
+/// per test (FNV-1a of its name).
+pub fn unit_seed(test: &str) -> u64 {
+    std::env::var("WARPFORGE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fnv1a(FNV_OFFSET, test.as_bytes()))
+}
+
+/// Cycles of a unit test's random co-simulation: `$WARPFORGE_UNIT_CYCLES`, else 20 000.
+pub fn unit_cycles() -> u64 {
+    std::env::var("WARPFORGE_UNIT_CYCLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000)
+}
+
 /// Write `verilog` to a content-named file under the cache and return its path.
-fn source_file(top: &str, verilog: &str) -> std::io::Result<PathBuf> {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in verilog.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+pub(crate) fn source_file(top: &str, verilog: &str) -> std::io::Result<PathBuf> {
+    let h = fnv1a(FNV_OFFSET, verilog.as_bytes());
     let dir = cache_dir().join("src");
     std::fs::create_dir_all(&dir)?;
     let path = dir.join(format!("{top}-{h:016x}.v"));
@@ -99,4 +122,28 @@ pub fn yosys_check(top: &str, verilog: &str) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr)
         ))
     }
+}
+
+/// [`yosys_check`] must pass (panics with yosys' output otherwise). yosys `synth` takes most of
+/// a minute for the larger units, so a pass is remembered in the cache directory, keyed by the
+/// Verilog text and the yosys version like the Verilated models; `WARPFORGE_YOSYS_RECHECK=1`
+/// runs yosys regardless.
+pub fn assert_yosys_accepts(top: &str, verilog: &str) {
+    let version = Command::new("yosys")
+        .arg("-V")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let key = fnv1a(fnv1a(FNV_OFFSET, version.as_bytes()), verilog.as_bytes());
+    let marker = cache_dir()
+        .join("yosys-ok")
+        .join(format!("{top}-{key:016x}"));
+    if marker.exists() && std::env::var_os("WARPFORGE_YOSYS_RECHECK").is_none() {
+        return;
+    }
+    yosys_check(top, verilog).unwrap_or_else(|e| panic!("yosys rejects {top}:\n{e}"));
+    if let Some(dir) = marker.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(&marker, version);
 }

@@ -28,7 +28,7 @@ use warpforge_hdl::multiplier::{mul_op_code, Multiplier};
 use warpforge_hdl::{rename_top, verilog_of};
 use warpforge_isa::{AluOp, BranchOp, MulDivOp};
 use warpforge_sim::alu::{alu, branch_taken, muldiv};
-use warpforge_testbench::unit::{build_unit, cache_dir, lint, yosys_check};
+use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_seed};
 use warpforge_testbench::{LoadedModel, PortId};
 
 const ALU_OPS: [AluOp; 10] = [
@@ -90,39 +90,6 @@ fn assert_lint_clean(top: &str, verilog: &str) {
     }
 }
 
-fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(h, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-/// `yosys_check` must pass. yosys `synth` takes most of a minute for the larger units (one
-/// module per rust-hdl instance), so a pass is remembered in the Verilator cache directory,
-/// keyed by the Verilog text and the yosys version, like the Verilated models; set
-/// `WARPFORGE_YOSYS_RECHECK=1` to run yosys regardless.
-fn assert_yosys_accepts(top: &str, verilog: &str) {
-    let version = std::process::Command::new("yosys")
-        .arg("-V")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    let key = fnv1a(
-        fnv1a(0xcbf2_9ce4_8422_2325, version.as_bytes()),
-        verilog.as_bytes(),
-    );
-    let marker = cache_dir()
-        .join("yosys-ok")
-        .join(format!("{top}-{key:016x}"));
-    if marker.exists() && std::env::var_os("WARPFORGE_YOSYS_RECHECK").is_none() {
-        return;
-    }
-    yosys_check(top, verilog).unwrap_or_else(|e| panic!("yosys rejects {top}:\n{e}"));
-    if let Some(dir) = marker.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let _ = std::fs::write(&marker, version);
-}
-
 /// Generate, lint, yosys-check and build one unit; returns the model and the Verilog size.
 fn prepare<B: rust_hdl::prelude::Block>(top: &str, mut uut: B) -> (LoadedModel, usize) {
     let verilog = verilog_of(top, &mut uut).unwrap_or_else(|e| panic!("{e}"));
@@ -135,17 +102,6 @@ fn prepare<B: rust_hdl::prelude::Block>(top: &str, mut uut: B) -> (LoadedModel, 
     }
     let model = build_unit(top, &verilog, false).unwrap_or_else(|e| panic!("{e}"));
     (model, verilog.lines().count())
-}
-
-fn seed_for(test: &str) -> u64 {
-    if let Some(s) = std::env::var("WARPFORGE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        return s;
-    }
-    // FNV-1a of the test name: a different fixed seed per test.
-    fnv1a(0xcbf2_9ce4_8422_2325, test.as_bytes())
 }
 
 // ------------------------------------------------------------------------------------------
@@ -671,7 +627,7 @@ fn check_alu(test: &str, cfg: &GpuConfig, reference: Reference) -> Result<Stats,
     let top = format!("wf_alu_l{}_d{}", cfg.lanes, cfg.alu_latency);
     let (mut m, lines) = prepare(&top, Alu::new(cfg).expect("ALU config"));
     let p = Ports::new(&m, lanes);
-    let seed = seed_for(test);
+    let seed = unit_seed(test);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut directed = directed_ops(&ALU_OPS, lanes);
     let mut random_left = ALU_RANDOM_OPS;
@@ -698,7 +654,7 @@ fn check_multiplier(test: &str, cfg: &GpuConfig, reference: Reference) -> Result
     let top = format!("wf_mul_l{}_d{}", cfg.lanes, cfg.mul_latency);
     let (mut m, lines) = prepare(&top, Multiplier::new(cfg).expect("multiplier config"));
     let p = Ports::new(&m, lanes);
-    let seed = seed_for(test);
+    let seed = unit_seed(test);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut directed = directed_ops(&MUL_OPS, lanes);
     let mut random_left = MUL_RANDOM_OPS;
@@ -740,7 +696,7 @@ fn check_divider(test: &str, cfg: &GpuConfig, reference: Reference) -> Result<St
     let top = format!("wf_div_l{}_d{}", cfg.lanes, cfg.div_latency);
     let (mut m, lines) = prepare(&top, Divider::new(cfg).expect("divider config"));
     let p = Ports::new(&m, lanes);
-    let seed = seed_for(test);
+    let seed = unit_seed(test);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut directed = directed_ops(&DIV_OPS, lanes);
     let mut random_left = DIV_RANDOM_OPS;

@@ -28,7 +28,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
 use warpforge_isa::{encode, AluOp, BranchOp, Instr, LoadOp, Reconvergence, StoreOp};
-use warpforge_testbench::unit::{build_unit, lint, yosys_check};
+use warpforge_testbench::unit::{build_unit, lint, unit_cycles, unit_seed, yosys_check};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 // ---------------------------------------------------------------------------------------------
@@ -422,26 +422,6 @@ fn describe(inp: &Inputs, r: &FetchRef) -> String {
 // ---------------------------------------------------------------------------------------------
 // Random co-simulation
 
-fn cycles() -> u64 {
-    std::env::var("WARPFORGE_UNIT_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20_000)
-}
-
-fn seed(test: &str) -> u64 {
-    if let Some(s) = std::env::var("WARPFORGE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        return s;
-    }
-    // FNV-1a of the test name: a fixed, distinct seed per test.
-    test.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 fn repro(test: &str, seed: u64) -> String {
     format!(
         "WARPFORGE_SEED={seed} cargo test -p warpforge-testbench --test unit_fetch {test} -- --exact"
@@ -602,7 +582,7 @@ fn cosim(test: &str, cfg: &GpuConfig, lint_it: bool, yosys: bool, checks: bool) 
     let build_time = t.elapsed();
 
     let mut reference = FetchRef::new(cfg);
-    let seed = seed(test);
+    let seed = unit_seed(test);
     let mut stim = Stimulus::new(seed, cfg);
     let warps = cfg.warps as usize;
     let nwords = cfg.imem_bytes / 4;
@@ -627,7 +607,7 @@ fn cosim(test: &str, cfg: &GpuConfig, lint_it: bool, yosys: bool, checks: bool) 
         });
     }
     let preload = schedule.len() as u64;
-    let n = cycles();
+    let n = unit_cycles();
     for cycle in 0..preload + n {
         let inp = if cycle < preload {
             schedule[cycle as usize].clone()

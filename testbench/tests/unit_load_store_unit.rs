@@ -43,27 +43,11 @@ use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
 use warpforge_hdl::load_store_unit::load_store_unit_verilog;
 use warpforge_isa::memmap::{GMEM_BASE, SMEM_BASE};
-use warpforge_testbench::unit::{build_unit, cache_dir, lint, yosys_check};
+use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_seed};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 // ---------------------------------------------------------------------------------------------
 // Generation, lint, synthesis check, build
-
-fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(h, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-fn seed_for(test: &str) -> u64 {
-    if let Some(s) = std::env::var("WARPFORGE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        return s;
-    }
-    fnv1a(0xcbf2_9ce4_8422_2325, test.as_bytes())
-}
 
 fn random_ops() -> usize {
     std::env::var("WARPFORGE_LSU_OPS")
@@ -78,31 +62,6 @@ fn top_name(cfg: &GpuConfig) -> String {
 
 fn verilog(cfg: &GpuConfig) -> String {
     load_store_unit_verilog(cfg, &top_name(cfg)).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// yosys is slow on the larger presets: a pass is remembered in the Verilator cache, keyed by
-/// the Verilog and the yosys version (`WARPFORGE_YOSYS_RECHECK=1` runs it regardless).
-fn assert_yosys_accepts(top: &str, verilog: &str) {
-    let version = std::process::Command::new("yosys")
-        .arg("-V")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    let key = fnv1a(
-        fnv1a(0xcbf2_9ce4_8422_2325, version.as_bytes()),
-        verilog.as_bytes(),
-    );
-    let marker = cache_dir()
-        .join("yosys-ok")
-        .join(format!("{top}-{key:016x}"));
-    if marker.exists() && std::env::var_os("WARPFORGE_YOSYS_RECHECK").is_none() {
-        return;
-    }
-    yosys_check(top, verilog).unwrap_or_else(|e| panic!("yosys rejects {top}:\n{e}"));
-    if let Some(dir) = marker.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let _ = std::fs::write(&marker, version);
 }
 
 /// Lint (always), yosys (tiny, or every preset with `WARPFORGE_FULL=1`), build.
@@ -1512,7 +1471,7 @@ fn run_random(
     n: usize,
     mutation: Mutation,
 ) -> Result<Stats, String> {
-    let seed = seed_for(test);
+    let seed = unit_seed(test);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let gmem = Gen::new(cfg).gmem(&mut rng);
     let ops = random_ops_for(cfg, &mut rng, n);
@@ -1882,7 +1841,7 @@ fn timing_examples() {
 fn shared_clear() {
     let cfg = GpuConfig::tiny();
     let mut rtl = Rtl::new(&cfg);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed_for("shared_clear"));
+    let mut rng = ChaCha8Rng::seed_from_u64(unit_seed("shared_clear"));
     let gen = Gen::new(&cfg);
     let g = GMEM_BASE + 0x80;
     let full = (0, cfg.smem_bytes);
@@ -2271,7 +2230,7 @@ fn golden_case(cfg: &GpuConfig, i: &Instr, shared_bytes: u32) -> Result<bool, St
 #[test]
 fn reference_matches_golden_model() {
     let cfg = GpuConfig::tiny();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed_for("reference_matches_golden_model"));
+    let mut rng = ChaCha8Rng::seed_from_u64(unit_seed("reference_matches_golden_model"));
     let gen = Gen::new(&cfg);
     let mut cases: Vec<(Instr, u32)> = precedence_cases(&cfg)
         .into_iter()

@@ -22,7 +22,7 @@ use warpforge_sim::scheduler::{Scheduler, SchedulerInputs, SchedulerOutputs};
 use warpforge_sim::scoreboard::{
     CheckRequest, RegWrite, Scoreboard, ScoreboardInputs, ScoreboardOutputs,
 };
-use warpforge_testbench::unit::{build_unit, lint, yosys_check};
+use warpforge_testbench::unit::{build_unit, lint, unit_cycles, unit_seed, yosys_check};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 // ---------------------------------------------------------------------------------------------
@@ -425,26 +425,6 @@ fn describe_sb_inputs(inp: &ScoreboardInputs, sb: &Scoreboard) -> String {
 // ---------------------------------------------------------------------------------------------
 // Random co-simulation
 
-fn cycles() -> u64 {
-    std::env::var("WARPFORGE_UNIT_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20_000)
-}
-
-fn seed(test: &str) -> u64 {
-    if let Some(s) = std::env::var("WARPFORGE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        return s;
-    }
-    // FNV-1a of the test name: a fixed, distinct seed per test.
-    test.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 fn repro(test: &str, seed: u64) -> String {
     format!(
         "WARPFORGE_SEED={seed} cargo test -p warpforge-testbench --test unit_scheduler {test} -- --exact"
@@ -497,7 +477,7 @@ fn cosim_scheduler_cfg(test: &str, cfg: &GpuConfig, full: bool) {
     let policy = cfg.scheduler;
     let (mut rtl, report) = scheduler_model(cfg, full);
     let mut reference = Scheduler::new(cfg);
-    let seed = seed(test);
+    let seed = unit_seed(test);
     let warps = cfg.warps as usize;
     let mut stim = SchedStimulus {
         rng: ChaCha8Rng::seed_from_u64(seed),
@@ -505,7 +485,7 @@ fn cosim_scheduler_cfg(test: &str, cfg: &GpuConfig, full: bool) {
         density: 0.5,
         stalled: vec![false; warps],
     };
-    let n = cycles();
+    let n = unit_cycles();
     let t = Instant::now();
     let mut grants = vec![0u64; warps];
     let mut swaps = 0u64;
@@ -624,10 +604,10 @@ fn cosim_scoreboard(test: &str, preset_name: &str) {
 fn cosim_scoreboard_cfg(test: &str, cfg: &GpuConfig, full: bool) {
     let (mut rtl, report) = scoreboard_model(cfg, full);
     let mut reference = Scoreboard::new(cfg);
-    let seed = seed(test);
+    let seed = unit_seed(test);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let warps = cfg.warps as usize;
-    let n = cycles();
+    let n = unit_cycles();
     let t = Instant::now();
     let (mut full_warp_cycles, mut blocked, mut passed) = (0u64, 0u64, 0u64);
     for cycle in 0..n {

@@ -334,20 +334,7 @@ static MODELS: Mutex<Vec<CachedModel>> = Mutex::new(Vec::new());
 
 /// Write `text` to a content-named file under the model cache.
 fn verilog_file(text: &str) -> std::io::Result<PathBuf> {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    let dir = crate::unit::cache_dir().join("src");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("{TOP_NAME}-{h:016x}.v"));
-    if !path.exists() {
-        let tmp = dir.join(format!(".{TOP_NAME}-{h:016x}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &path)?;
-    }
-    Ok(path)
+    crate::unit::source_file(TOP_NAME, text)
 }
 
 /// A fresh instance of the Verilated `warpforge_top` for `cfg` (and `inject`; `trace` builds
