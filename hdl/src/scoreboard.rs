@@ -164,6 +164,8 @@ pub struct ScoreboardWarp {
     valid: RegVec<Bit>,
     dst: RegVec<RegId>,
     x0: Constant<RegId>,
+    /// Per entry: valid and not released in this cycle (what the check sees).
+    live: Vec<Signal<Local, Bit>>,
     raw1: Signal<Local, Bit>,
     raw2: Signal<Local, Bit>,
     waw: Signal<Local, Bit>,
@@ -197,6 +199,7 @@ impl ScoreboardWarp {
             valid: RegVec::new(entries),
             dst: RegVec::new(entries),
             x0: Constant::new(0.into()),
+            live: (0..entries).map(|_| Default::default()).collect(),
             raw1: Default::default(),
             raw2: Default::default(),
             waw: Default::default(),
@@ -217,19 +220,27 @@ impl Logic for ScoreboardWarp {
             self.valid.d[e].next = self.valid.q[e].val();
             self.dst.d[e].next = self.dst.q[e].val();
         }
-        // Check (registered entries only).
+        // Check: hazards against the entries not released in this cycle (a consumer issued
+        // in its producer's writeback cycle reads the register a cycle later, after the
+        // write); room against the registered entries (a same-cycle reservation only takes an
+        // entry free at the start of the cycle).
+        for e in 0..self._entries {
+            self.live[e].next = self.valid.q[e].val()
+                & !((self.rel0.val() & (self.dst.q[e].val() == self.rel0_rd.val()))
+                    | (self.rel1.val() & (self.dst.q[e].val() == self.rel1_rd.val())));
+        }
         self.raw1.next = false;
         self.raw2.next = false;
         self.waw.next = false;
         self.full.next = true;
         for e in 0..self._entries {
-            if self.valid.q[e].val() & (self.dst.q[e].val() == self.rs1.val()) {
+            if self.live[e].val() & (self.dst.q[e].val() == self.rs1.val()) {
                 self.raw1.next = true;
             }
-            if self.valid.q[e].val() & (self.dst.q[e].val() == self.rs2.val()) {
+            if self.live[e].val() & (self.dst.q[e].val() == self.rs2.val()) {
                 self.raw2.next = true;
             }
-            if self.valid.q[e].val() & (self.dst.q[e].val() == self.rd.val()) {
+            if self.live[e].val() & (self.dst.q[e].val() == self.rd.val()) {
                 self.waw.next = true;
             }
             if !self.valid.q[e].val() {
