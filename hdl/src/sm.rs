@@ -9,7 +9,6 @@
 
 use rust_hdl::prelude::*;
 use warpforge_config::{GpuConfig, SchedulerPolicy};
-use warpforge_isa::memmap;
 
 use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
@@ -62,6 +61,11 @@ pub struct Sm<const L: usize> {
     /// Warps per CTA, `ceil(ntid / lanes)`.
     pub k_cta_warps: Signal<In, Bits<32>>,
     pub cycle: Signal<In, Bits<64>>,
+    /// This SM's index (the `smid` CSR) and the stack top of its warp 0, lane 0 (each warp's
+    /// stack lies below the previous one). Inputs rather than constants so that every SM is the
+    /// same module, which the emitted Verilog then holds once.
+    pub sm_id: Signal<In, Bits<32>>,
+    pub stack_top: Signal<In, Bits<32>>,
     /// The GPU stopped on a fault (this SM's or another's): issue and dispatch stop.
     pub halt: Signal<In, Bit>,
     pub cta_valid: Signal<In, Bit>,
@@ -225,6 +229,8 @@ pub struct Sm<const L: usize> {
     i_ctaid: Signal<Local, Bits<32>>,
     i_gtid: Signal<Local, Bits<32>>,
     i_stack: Signal<Local, Bits<32>>,
+    /// The issuing warp's stack below the SM's `stack_top`.
+    i_stack_off: Signal<Local, Bits<32>>,
     td: Signal<Local, Bits<8>>,
     d_pc: Signal<Local, Bits<32>>,
     d_instr: Signal<Local, Bits<32>>,
@@ -287,7 +293,7 @@ pub struct Sm<const L: usize> {
     // ---- constants
     k_wid: Vec<Constant<Bits<6>>>,
     k_tag: Vec<Constant<Bits<8>>>,
-    k_stack_base: Vec<Constant<Bits<32>>>,
+    k_warp_stack: Vec<Constant<Bits<32>>>,
     k_lane32: Vec<Constant<Bits<32>>>,
     k_lane_stack: Vec<Constant<Bits<32>>>,
     k_unit_alu: Constant<Bits<3>>,
@@ -309,7 +315,6 @@ pub struct Sm<const L: usize> {
     k_lanes32: Constant<Bits<32>>,
     k_warps32: Constant<Bits<32>>,
     k_sms32: Constant<Bits<32>>,
-    k_smid32: Constant<Bits<32>>,
     k_smem_bytes: Constant<Bits<32>>,
     k_l_idle: Constant<Bits<2>>,
     k_l_clear: Constant<Bits<2>>,
@@ -398,6 +403,8 @@ impl<const L: usize> Sm<L> {
             k_shared: Default::default(),
             k_cta_warps: Default::default(),
             cycle: Default::default(),
+            sm_id: Default::default(),
+            stack_top: Default::default(),
             halt: Default::default(),
             cta_valid: Default::default(),
             cta_ready: Default::default(),
@@ -546,6 +553,7 @@ impl<const L: usize> Sm<L> {
             i_ctaid: Default::default(),
             i_gtid: Default::default(),
             i_stack: Default::default(),
+            i_stack_off: Default::default(),
             td: Default::default(),
             d_pc: Default::default(),
             d_instr: Default::default(),
@@ -606,14 +614,8 @@ impl<const L: usize> Sm<L> {
             csr_lane: sigs(L),
             k_wid: (0..w as u64).map(k::<6>).collect(),
             k_tag: (0..TAGS as u64).map(k::<8>).collect(),
-            k_stack_base: (0..cfg.warps)
-                .map(|wi| {
-                    k::<32>(memmap::stack_top(
-                        cfg.gmem_bytes,
-                        cfg.stack_bytes,
-                        (sm * cfg.warps + wi) * cfg.lanes,
-                    ) as u64)
-                })
+            k_warp_stack: (0..cfg.warps as u64)
+                .map(|wi| k::<32>((wi * (cfg.lanes * cfg.stack_bytes) as u64) & 0xffff_ffff))
                 .collect(),
             k_lane32: (0..L as u64).map(k::<32>).collect(),
             k_lane_stack: (0..L as u64)
@@ -638,7 +640,6 @@ impl<const L: usize> Sm<L> {
             k_lanes32: k(cfg.lanes as u64),
             k_warps32: k(cfg.warps as u64),
             k_sms32: k(cfg.sms as u64),
-            k_smid32: k(sm as u64),
             k_smem_bytes: k(cfg.smem_bytes as u64),
             k_l_idle: k(L_IDLE),
             k_l_clear: k(L_CLEAR),
@@ -895,7 +896,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_tid.next = self.k_zero32.val();
                     self.i_ctaid.next = self.k_zero32.val();
                     self.i_gtid.next = self.k_zero32.val();
-                    self.i_stack.next = self.k_zero32.val();
+                    self.i_stack_off.next = self.k_zero32.val();
                     for w in 0..self._warps {
                         if self.sched.grant_warp.val() == self.k_wid[w].val() {
                             self.i_pc.next = self.fetch.head_pc[w].val();
@@ -908,9 +909,10 @@ impl<const L: usize> Logic for Sm<L> {
                             self.i_tid.next = self.w_tid.q[w].val();
                             self.i_ctaid.next = self.w_ctaid.q[w].val();
                             self.i_gtid.next = self.w_gtid.q[w].val();
-                            self.i_stack.next = self.k_stack_base[w].val();
+                            self.i_stack_off.next = self.k_warp_stack[w].val();
                         }
                     }
+                    self.i_stack.next = self.stack_top.val() - self.i_stack_off.val();
                     self.dec_i.word.next = self.i_word.val();
                     self.pk_imask.d[0].next = self.i_mask.val();
                     self.i_fault.next = self.i_fetch_fault.val()
@@ -953,7 +955,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.i_csr.next = self.pk_gw.q.val();
                     }
                     if self.dec_i.csr.val() == self.k_csr[7].val() {
-                        self.i_csr.next = self.k_smid32.val();
+                        self.i_csr.next = self.sm_id.val();
                     }
                     if self.dec_i.csr.val() == self.k_csr[8].val() {
                         self.i_csr.next = self.k_lanes32.val();

@@ -6,6 +6,7 @@
 
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
+use warpforge_isa::memmap;
 
 use crate::sm::Sm;
 use crate::{rename_top, split_comb_blocks, verilog_of, HdlError};
@@ -122,6 +123,9 @@ pub struct Top<const L: usize> {
     k_lanes_m1: Constant<Bits<32>>,
     k_log2_lanes: Constant<Bits<32>>,
     k_sm8: Vec<Constant<Bits<8>>>,
+    k_sm32: Vec<Constant<Bits<32>>>,
+    /// Each SM's stack top (its warp 0, lane 0), `memmap::stack_top`.
+    k_sm_stack_top: Vec<Constant<Bits<32>>>,
     _sms: usize,
     _lanes: usize,
 }
@@ -229,6 +233,16 @@ impl<const L: usize> Top<L> {
             k_lanes_m1: k(L as u64 - 1),
             k_log2_lanes: k(L.trailing_zeros() as u64),
             k_sm8: (0..n as u64).map(k::<8>).collect(),
+            k_sm32: (0..n as u64).map(k::<32>).collect(),
+            k_sm_stack_top: (0..cfg.sms)
+                .map(|s| {
+                    k::<32>(memmap::stack_top(
+                        cfg.gmem_bytes,
+                        cfg.stack_bytes,
+                        s * cfg.warps * cfg.lanes,
+                    ) as u64)
+                })
+                .collect(),
             _sms: n,
             _lanes: L,
         })
@@ -282,6 +296,8 @@ impl<const L: usize> Logic for Top<L> {
                 self.sm[s].k_shared.next = self.p_shared.q.val();
                 self.sm[s].k_cta_warps.next = self.p_cta_warps.q.val();
                 self.sm[s].cycle.next = self.cycles.q.val();
+                self.sm[s].sm_id.next = self.k_sm32[s].val();
+                self.sm[s].stack_top.next = self.k_sm_stack_top[s].val();
                 self.sm[s].halt.next = self.fault_r.q.val();
                 self.sm[s].cta_id.next = self.next_cta.q.val();
                 self.sm[s].cta_gtid0.next = self.next_gtid.q.val();
