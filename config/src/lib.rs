@@ -127,7 +127,7 @@ impl GpuConfig {
             lanes: 4,
             ibuffer_depth: 2,
             scoreboard_entries: 4,
-            scheduler: SchedulerPolicy::Lrr,
+            scheduler: SchedulerPolicy::Gto,
             two_level_active: 2,
             simt_stack_depth: 8,
             rf_banks: 4,
@@ -157,12 +157,12 @@ impl GpuConfig {
             lanes: 8,
             ibuffer_depth: 2,
             scoreboard_entries: 4,
-            scheduler: SchedulerPolicy::Gto,
+            scheduler: SchedulerPolicy::Lrr,
             two_level_active: 4,
             simt_stack_depth: 16,
             rf_banks: 4,
             rf_layout: RfLayout::Swizzled,
-            collectors: 4,
+            collectors: 8,
             alu_latency: 1,
             mul_latency: 3,
             div_latency: 34,
@@ -455,10 +455,10 @@ mod tests {
     #[test]
     fn base_and_overrides() {
         let cfg =
-            GpuConfig::parse("base = \"tiny\"\nlanes = 8\nscheduler = \"gto\"\n", false).unwrap();
+            GpuConfig::parse("base = \"tiny\"\nlanes = 8\nscheduler = \"lrr\"\n", false).unwrap();
         assert_eq!(cfg.lanes, 8);
         assert_eq!(cfg.warps, 4);
-        assert_eq!(cfg.scheduler, SchedulerPolicy::Gto);
+        assert_eq!(cfg.scheduler, SchedulerPolicy::Lrr);
         let json = GpuConfig::parse(r#"{"base": "small", "warps": 16}"#, true).unwrap();
         assert_eq!(json.warps, 16);
     }

@@ -419,6 +419,11 @@ pub struct LoadStoreUnit {
     sh_wdata: Signal<Local, Bits<32>>,
     rsel_oh: Vec<Signal<Local, Bit>>,
     rfound: Signal<Local, Bit>,
+    /// Address of the lane the next response belongs to.
+    rsel_addr: Signal<Local, Bits<32>>,
+    /// A global load request is accepted this cycle: every pending global lane with the same
+    /// address is served by it.
+    merge_go: Signal<Local, Bit>,
     pend_any: Signal<Local, Bit>,
     done: Signal<Local, Bit>,
     clearing: Signal<Local, Bit>,
@@ -594,6 +599,8 @@ impl LoadStoreUnit {
             sh_wdata: Default::default(),
             rsel_oh: vec_of(lanes),
             rfound: Default::default(),
+            rsel_addr: Default::default(),
+            merge_go: Default::default(),
             pend_any: Default::default(),
             done: Default::default(),
             clearing: Default::default(),
@@ -772,8 +779,17 @@ impl Logic for LoadStoreUnit {
         self.sh_go.next =
             self.found.val() & self.sel_shared.val() & !self.clearing.val() & !self.reset.val();
         self.advance.next = (self.gl_go.val() & self.mem_req_ready.val()) | self.sh_go.val();
+        self.merge_go.next = self.gl_go.val() & self.mem_req_ready.val() & !self.store_q.q.val();
         for l in 0..self._lanes {
             if self.sel_oh[l].val() & self.advance.val() {
+                self.pend_r.d[l].next = false;
+            }
+            // Loads of one address by several lanes make one request (uniform loads).
+            if self.merge_go.val()
+                & self.pend_r.q[l].val()
+                & !self.shared_r.q[l].val()
+                & (self.addr_r.q[l].val() == self.sel_addr.val())
+            {
                 self.pend_r.d[l].next = false;
             }
         }
@@ -784,11 +800,21 @@ impl Logic for LoadStoreUnit {
         self.mem_req_data.next = self.sel_sdata.val();
 
         // ---- global responses: the lowest global load lane still waiting ----
+        // It is also the answer for every waiting lane with the same address.
         self.rfound.next = false;
+        self.rsel_addr.next = self.k_zero32.val();
         for l in 0..self._lanes {
             self.rsel_oh[l].next = self.rpend_r.q[l].val() & !self.rfound.val();
             self.rfound.next = self.rfound.val() | self.rpend_r.q[l].val();
-            if self.rsel_oh[l].val() & self.mem_resp_valid.val() {
+            if self.rsel_oh[l].val() {
+                self.rsel_addr.next = self.addr_r.q[l].val();
+            }
+        }
+        for l in 0..self._lanes {
+            if self.rpend_r.q[l].val()
+                & (self.addr_r.q[l].val() == self.rsel_addr.val())
+                & self.mem_resp_valid.val()
+            {
                 self.data_r.d[l].next = self.gext.value.val();
                 self.rpend_r.d[l].next = false;
             }

@@ -102,3 +102,29 @@ fn small_long() {
 fn small_random() {
     run_all(GpuConfig::small(), MemorySettings::random().with_seed(1));
 }
+
+/// The issue-rate goal (docs/microarch/sm.md "Throughput"): the ALU-bound kernel with every warp
+/// slot occupied — case 2, one CTA of `warps × lanes` threads per SM — issues at least 0.9
+/// warp-instructions per cycle on each SM of `small`. The RTL's counters are exact and the run
+/// is deterministic, so this is a regression guard, not a timing test.
+#[test]
+fn alu_bound_kernel_issue_rate_on_small() {
+    let cfg = GpuConfig::small();
+    let k = warpforge_kernels::by_name("alu_mix").expect("alu_mix is shipped");
+    let case = &k.cases(&limits(&cfg), 1)[2];
+    assert_eq!(
+        (case.grid, case.block),
+        (cfg.sms, cfg.warps * cfg.lanes),
+        "case 2 fills every SM"
+    );
+    let image = kernel_image(k);
+    let (gpu, launch, _) = place_case(&cfg, &image, case);
+    let r = cosim(&cfg, &image, gpu, launch, &CosimOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.outcome, CosimOutcome::Finished);
+    for (s, sm) in r.sms.iter().enumerate() {
+        let ipc = sm.issued as f64 / r.cycles as f64;
+        eprintln!("SM {s}: {} issued in {} cycles, IPC {ipc:.3}", sm.issued, r.cycles);
+        assert!(ipc >= 0.9, "SM {s}: IPC {ipc:.3} < 0.9");
+    }
+}

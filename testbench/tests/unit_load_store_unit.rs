@@ -471,9 +471,20 @@ impl CycleRef {
             if sh_go || gl_fire {
                 b.pend &= !(1 << l);
             }
+            // A global load request serves every pending global lane of the same address; its
+            // response completes every waiting lane of that address.
+            let lanes = self.lanes;
+            let same = |b: &Busy, bits: u32, addr: u32| {
+                (0..lanes)
+                    .filter(|&k| bits >> k & 1 == 1 && b.expect.addr[k] == addr)
+                    .fold(0u32, |m, k| m | 1 << k)
+            };
+            if gl_fire && !b.instr.store {
+                b.pend &= !same(b, b.pend & !b.shared, b.expect.addr[l]);
+            }
             if inp.mem_resp_valid {
                 if let Some(r) = lowest(b.rpend) {
-                    b.rpend &= !(1 << r);
+                    b.rpend &= !same(b, b.rpend, b.expect.addr[r]);
                 }
             }
             b.sread = sh_go && !b.instr.store;
@@ -1801,6 +1812,12 @@ fn timing_examples() {
         Op::Instr(ld(&cfg, 2, false, 0xf, &[g, g, g + 2, g], region)),
         // 7: a global store after the fault
         Op::Instr(st(&cfg, 2, 1, &[g], &d, region)),
+        // 8: a uniform global load: one request for all lanes
+        Op::Instr(ld(&cfg, 2, false, 0xf, &[g, g, g, g], region)),
+        // 9: two addresses, interleaved: two requests
+        Op::Instr(ld(&cfg, 1, true, 0xf, &[g + 6, g, g + 6, g], region)),
+        // 10: a uniform global store: one request per lane (the highest lane's data stays)
+        Op::Instr(st(&cfg, 2, 0xf, &[g, g, g, g], &d, region)),
     ];
     let (log, _) = directed(&cfg, &mut rtl, &ops, IDEAL, 0.0);
     let r = results(&log);
@@ -1828,8 +1845,20 @@ fn timing_examples() {
     // 6: fault pulse t+1; the next instruction is accepted at t+2.
     assert_eq!(r[6].2, t[6] + 1);
     assert_eq!(t[7], t[6] + 2);
-    assert_eq!(reqs.len(), 10, "the faulting instruction makes no request");
+    assert_eq!(
+        reqs[9],
+        t[7] + 1,
+        "the faulting instruction makes no request"
+    );
     assert_eq!(r[7].2, t[7] + 2);
+    // 8: request t+1, response t+2, completion t+3.
+    assert_eq!(reqs[10], t[8] + 1);
+    assert_eq!(r[8].2, t[8] + 3);
+    // 9: requests t+1 (lanes 0, 2), t+2 (lanes 1, 3); completion t+4.
+    assert_eq!(&reqs[11..13], &[t[9] + 1, t[9] + 2]);
+    assert_eq!(r[9].2, t[9] + 4);
+    // 10: four requests t+1..t+4.
+    assert_eq!(&reqs[13..], &[t[10] + 1, t[10] + 2, t[10] + 3, t[10] + 4]);
     let f = fault(&r[6]);
     assert_eq!((f.cause, f.lane, f.addr), (CAUSE_MISALIGNED_LOAD, 2, g + 2));
 }
