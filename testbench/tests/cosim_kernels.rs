@@ -124,7 +124,10 @@ fn alu_bound_kernel_issue_rate_on_small() {
     assert_eq!(r.outcome, CosimOutcome::Finished);
     for (s, sm) in r.sms.iter().enumerate() {
         let ipc = sm.issued as f64 / r.cycles as f64;
-        eprintln!("SM {s}: {} issued in {} cycles, IPC {ipc:.3}", sm.issued, r.cycles);
+        eprintln!(
+            "SM {s}: {} issued in {} cycles, IPC {ipc:.3}",
+            sm.issued, r.cycles
+        );
         assert!(ipc >= 0.9, "SM {s}: IPC {ipc:.3} < 0.9");
     }
 }

@@ -1,8 +1,8 @@
 //! The generated GPU top level (`hdl/src/top.rs`) passes `verilator --lint-only -Wall` with no
 //! warning and yosys `hierarchy -check; proc; synth`: tiny by default, small's yosys with
-//! `WARPFORGE_FULL=1`, fermi (lint only) with `--ignored`. fermi is 58 MB of Verilog (lint:
-//! ~2 min, 3 GB); generic `synth` would map its over 10 Mbit of register file, instruction and shared
-//! memory to flip-flops, which no machine of ours finishes — a vendor flow maps them to RAM.
+//! `WARPFORGE_FULL=1` (about 7 min, 2.4 GB), fermi (lint only: 45 s, 1.6 GB) with `--ignored`.
+//! Generic `synth` maps fermi's 1.5 Mbit of instruction and shared memory per SM to flip-flops
+//! and had not finished after 29 CPU-minutes; a vendor flow maps them to RAM.
 
 use std::time::Instant;
 
@@ -42,7 +42,7 @@ fn top_small_lint() {
 }
 
 #[test]
-#[ignore = "fermi: ~2 min and 3 GB; run with --ignored"]
+#[ignore = "fermi: ~1 min and 1.6 GB; run with --ignored"]
 fn top_fermi_lint() {
     check("fermi", false);
 }
