@@ -1,6 +1,6 @@
 //! The generated GPU top level (`hdl/src/top.rs`) passes `verilator --lint-only -Wall` with no
 //! warning and yosys `hierarchy -check; proc; synth`: tiny by default, small's yosys with
-//! `WARPFORGE_FULL=1` (about 7 min, 2.4 GB), fermi (lint only: 45 s, 1.6 GB) with `--ignored`.
+//! `WARPFORGE_FULL=1` (6–10 min, 2.4 GB), fermi (lint only: 45 s, 1.6 GB) with `--ignored`.
 //! Generic `synth` maps fermi's 1.5 Mbit of instruction and shared memory per SM to flip-flops
 //! and had not finished after 29 CPU-minutes; a vendor flow maps them to RAM.
 
