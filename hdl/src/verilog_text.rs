@@ -236,23 +236,22 @@ pub fn dedup_modules(verilog: &str) -> String {
     }
     // Children before parents (depth-first post-order from each module in text order).
     let mut order: Vec<usize> = Vec::with_capacity(modules.len());
-    let mut state = vec![0u8; modules.len()]; // 0 new, 1 on the path, 2 done
+    let mut entered = vec![false; modules.len()];
     for root in 0..modules.len() {
         let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
         while let Some(&mut (m, ref mut next)) = stack.last_mut() {
-            if *next == 0 && state[m] != 0 {
+            if *next == 0 && entered[m] {
                 stack.pop();
                 continue;
             }
-            state[m] = 1;
+            entered[m] = true;
             if let Some(&(_, ty)) = modules[m].instances.get(*next) {
                 *next += 1;
                 let c = index[ty];
-                if state[c] == 0 {
+                if !entered[c] {
                     stack.push((c, 0));
                 }
             } else {
-                state[m] = 2;
                 order.push(m);
                 stack.pop();
             }
