@@ -27,6 +27,33 @@ pub enum ScalarError {
     TooLong(u64),
 }
 
+/// Run every thread of `p` (CTA by CTA, thread by thread, each CTA with zeroed shared memory)
+/// on `gmem`, the global memory the program starts from, with parameter block `param`. For the
+/// generator's programs, whose threads do not communicate, the result is what any correct GPU
+/// leaves in global memory.
+pub fn run_program(
+    p: &crate::Program,
+    lanes: u32,
+    param: u32,
+    gmem: &mut [u8],
+    max_steps: u64,
+) -> Result<(), ScalarError> {
+    for cta in 0..p.grid {
+        let mut smem = vec![0u8; p.shared_bytes as usize];
+        for tid in 0..p.block {
+            let ids = ThreadIds {
+                tid,
+                ctaid: cta,
+                ntid: p.block,
+                lanes,
+                param,
+            };
+            run_thread(&p.words, p.entry, ids, gmem, &mut smem, max_steps)?;
+        }
+    }
+    Ok(())
+}
+
 /// Run one thread from `entry` until `wf.exit`. `gmem` is global memory from `GMEM_BASE`,
 /// `smem` the shared memory of the thread's CTA.
 pub fn run_thread(

@@ -7,7 +7,7 @@
 
 use warpforge_config::GpuConfig;
 use warpforge_loader::from_words;
-use warpforge_randprog::scalar::{run_thread, ThreadIds};
+use warpforge_randprog::scalar::run_program;
 use warpforge_randprog::{generate, Options, Program};
 use warpforge_sim::{Gpu, RunOutcome};
 
@@ -47,20 +47,8 @@ fn check(cfg: &GpuConfig, p: &Program) -> u64 {
         cfg.name
     );
 
-    for cta in 0..p.grid {
-        let mut smem = vec![0u8; p.shared_bytes as usize];
-        for tid in 0..p.block {
-            let ids = ThreadIds {
-                tid,
-                ctaid: cta,
-                ntid: p.block,
-                lanes: cfg.lanes,
-                param,
-            };
-            run_thread(&p.words, p.entry, ids, &mut expected, &mut smem, 1_000_000)
-                .unwrap_or_else(|e| panic!("seed {}: scalar reference: {e}", p.seed));
-        }
-    }
+    run_program(p, cfg.lanes, param, &mut expected, 1_000_000)
+        .unwrap_or_else(|e| panic!("seed {}: scalar reference: {e}", p.seed));
     if expected != gpu.global_memory() {
         let first = expected
             .iter()

@@ -6,7 +6,7 @@
 use warpforge_config::GpuConfig;
 use warpforge_kernels::{Case, KernelSpec, Limits, Param};
 use warpforge_loader::{from_words, KernelImage};
-use warpforge_randprog::scalar::{run_thread, ThreadIds};
+use warpforge_randprog::scalar::run_program;
 use warpforge_randprog::Program;
 use warpforge_sim::Gpu;
 use warpforge_testbench::lockstep::Launch;
@@ -93,20 +93,8 @@ pub fn random_setup(cfg: &GpuConfig, p: &Program) -> RandomSetup {
     gpu.write(param, &[data.to_le_bytes(), out.to_le_bytes()].concat())
         .unwrap();
     let mut expected = gpu.global_memory().to_vec();
-    for cta in 0..p.grid {
-        let mut smem = vec![0u8; p.shared_bytes as usize];
-        for tid in 0..p.block {
-            let ids = ThreadIds {
-                tid,
-                ctaid: cta,
-                ntid: p.block,
-                lanes: cfg.lanes,
-                param,
-            };
-            run_thread(&p.words, p.entry, ids, &mut expected, &mut smem, 1_000_000)
-                .unwrap_or_else(|e| panic!("seed {}: scalar reference: {e}", p.seed));
-        }
-    }
+    run_program(p, cfg.lanes, param, &mut expected, 1_000_000)
+        .unwrap_or_else(|e| panic!("seed {}: scalar reference: {e}", p.seed));
     RandomSetup {
         image,
         gpu,
