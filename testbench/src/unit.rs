@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::verilator_model::{build, BuildError, LoadedModel, ModelBuild};
 
@@ -46,12 +47,19 @@ pub fn unit_cycles() -> u64 {
 
 /// Write `verilog` to a content-named file under the cache and return its path.
 pub(crate) fn source_file(top: &str, verilog: &str) -> std::io::Result<PathBuf> {
+    source_file_in(&cache_dir().join("src"), top, verilog)
+}
+
+fn source_file_in(dir: &Path, top: &str, verilog: &str) -> std::io::Result<PathBuf> {
     let h = fnv1a(FNV_OFFSET, verilog.as_bytes());
-    let dir = cache_dir().join("src");
-    std::fs::create_dir_all(&dir)?;
+    std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("{top}-{h:016x}.v"));
     if !path.exists() {
-        let tmp = dir.join(format!(".{top}-{h:016x}.{}.tmp", std::process::id()));
+        // Unique per call, not only per process: parallel tests of one binary write the same
+        // unit, and a shared temporary name lets one rename away the other's file.
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{top}-{h:016x}.{}.{n}.tmp", std::process::id()));
         std::fs::write(&tmp, verilog)?;
         std::fs::rename(&tmp, &path)?;
     }
@@ -146,4 +154,30 @@ pub fn assert_yosys_accepts(top: &str, verilog: &str) {
         let _ = std::fs::create_dir_all(dir);
     }
     let _ = std::fs::write(&marker, version);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Threads of one test binary writing the same unit at once all get the file, with its
+    /// text (a per-process temporary name once let one thread rename away another's file).
+    #[test]
+    fn concurrent_source_files_of_one_process_all_succeed() {
+        let dir = std::env::temp_dir().join(format!("wf-source-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for round in 0..50 {
+            let text = format!("module m{round}; endmodule\n").repeat(2000);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..8)
+                    .map(|_| s.spawn(|| source_file_in(&dir, "m", &text)))
+                    .collect();
+                for h in handles {
+                    let path = h.join().unwrap().expect("source_file_in");
+                    assert_eq!(std::fs::read_to_string(path).unwrap(), text);
+                }
+            });
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
