@@ -54,14 +54,16 @@ pub fn split_comb_blocks(verilog: &str) -> String {
             }
             r
         }
+        // The group's root is its earliest statement.
+        fn union(p: &mut [usize], x: usize, y: usize) {
+            let (a, b) = (find(p, x), find(p, y));
+            p[a.max(b)] = a.min(b);
+        }
         let mut owner: std::collections::HashMap<&str, usize> = Default::default();
         for (k, vars) in assigned.iter().enumerate() {
             for v in vars {
                 if let Some(&o) = owner.get(v.as_str()) {
-                    let (a, b) = (find(&mut parent, o), find(&mut parent, k));
-                    if a != b {
-                        parent[b.max(a)] = a.min(b);
-                    }
+                    union(&mut parent, o, k);
                 } else {
                     owner.insert(v.as_str(), k);
                 }
@@ -80,10 +82,7 @@ pub fn split_comb_blocks(verilog: &str) -> String {
                 for ident in identifiers(line) {
                     if let Some(&last) = last_assign.get(ident) {
                         if last > k {
-                            let (a, b) = (find(&mut parent, last), find(&mut parent, k));
-                            if a != b {
-                                parent[b.max(a)] = a.min(b);
-                            }
+                            union(&mut parent, last, k);
                         }
                     }
                 }
