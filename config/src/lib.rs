@@ -107,8 +107,10 @@ pub enum LoadError {
     },
     #[error("{path}: {message}")]
     Parse { path: String, message: String },
-    #[error("{path}: {source}")]
-    Invalid { path: String, source: ConfigError },
+    // Not a `source`: the message already holds it, and a source would be printed twice by
+    // error chains (`{:#}`).
+    #[error("{path}: {error}")]
+    Invalid { path: String, error: ConfigError },
 }
 
 /// Names of the built-in presets, in order of size.
@@ -116,6 +118,33 @@ pub const PRESETS: &[&str] = &["tiny", "small", "fermi"];
 
 /// The configuration `warpforge` uses when none is named.
 pub const DEFAULT_PRESET: &str = "small";
+
+/// The hint of every error about an incomplete configuration file.
+const START_FROM_PRESET: &str = "start from a preset and change only what you need, e.g. `base = \"small\"` then `lanes = 16` (`warpforge config show small` prints every field)";
+
+/// The message for a value of the wrong type or range, naming the field and what it takes
+/// (`expected` is the field's value in a valid configuration, which gives its type).
+fn field_type_error(
+    field: &str,
+    value: &toml::Value,
+    expected: &toml::Value,
+    e: &toml::de::Error,
+) -> String {
+    let takes = match expected {
+        toml::Value::Integer(_) => match value {
+            toml::Value::Integer(n) if *n < 0 || *n > i64::from(u32::MAX) => {
+                format!(
+                    "does not fit in 32 bits: a whole number from 0 to {} is expected",
+                    u32::MAX
+                )
+            }
+            _ => "a whole number (0 to 4294967295) is expected".to_string(),
+        },
+        toml::Value::String(_) => format!("{} (in quotes)", e.message().trim()),
+        other => format!("a {} is expected", other.type_str()),
+    };
+    format!("`{field}` = {value}: {takes}")
+}
 
 impl GpuConfig {
     /// Fast tests: 1 SM, 4 warps of 4 lanes.
@@ -241,18 +270,29 @@ impl GpuConfig {
                 path: name_or_path.to_string(),
                 message,
             },
-            ParseError::Invalid(source) => LoadError::Invalid {
+            ParseError::Invalid(error) => LoadError::Invalid {
                 path: name_or_path.to_string(),
-                source,
+                error,
             },
         })
     }
 
-    /// Parse TOML (or JSON) text, applying `base` and validating.
+    /// Parse TOML (or JSON) text, applying `base` and validating. Every error names the field
+    /// it is about and, where a file is incomplete, says how to start from a preset.
     pub fn parse(text: &str, json: bool) -> Result<Self, ParseError> {
+        if text.trim().is_empty() {
+            return Err(ParseError::Syntax(format!(
+                "the file is empty; {START_FROM_PRESET}"
+            )));
+        }
         let mut value: toml::Table = if json {
             let v: serde_json::Value =
                 serde_json::from_str(text).map_err(|e| ParseError::Syntax(e.to_string()))?;
+            if !v.is_object() {
+                return Err(ParseError::Syntax(format!(
+                    "a JSON configuration is an object of fields; {START_FROM_PRESET}"
+                )));
+            }
             let s = toml::to_string(&v).map_err(|e| {
                 ParseError::Syntax(format!("JSON that cannot be a configuration: {e}"))
             })?;
@@ -262,18 +302,62 @@ impl GpuConfig {
             text.parse()
                 .map_err(|e: toml::de::Error| ParseError::Syntax(e.to_string()))?
         };
-        if let Some(base) = value.remove("base") {
-            let base_name = base
-                .as_str()
-                .ok_or_else(|| ParseError::Syntax("`base` must be a preset name string".into()))?;
-            let preset = Self::preset(base_name).map_err(|e| ParseError::Syntax(e.to_string()))?;
-            let mut merged = toml::Table::try_from(&preset).expect("presets serialize");
-            for (k, v) in value {
-                merged.insert(k, v);
+        let base = match value.remove("base") {
+            Some(base) => {
+                let base_name = base.as_str().ok_or_else(|| {
+                    ParseError::Syntax(format!(
+                        "`base` = {base}: must be a preset name in quotes, one of {}",
+                        PRESETS.join(", ")
+                    ))
+                })?;
+                Some(Self::preset(base_name).map_err(|e| ParseError::Syntax(e.to_string()))?)
             }
-            value = merged;
+            None => None,
+        };
+        // Each field on its own over a valid configuration, so that a wrongly typed or
+        // out-of-range value is reported with its field's name (serde's own messages do not
+        // name it).
+        let template = toml::Table::try_from(base.as_ref().unwrap_or(&Self::small()))
+            .expect("presets serialize");
+        for (k, v) in &value {
+            if !template.contains_key(k) {
+                return Err(ParseError::Syntax(format!(
+                    "unknown configuration field `{k}`; fields are: base, {}",
+                    template.keys().cloned().collect::<Vec<_>>().join(", ")
+                )));
+            }
+            let mut one = template.clone();
+            one.insert(k.clone(), v.clone());
+            if let Err(e) = toml::Value::Table(one).try_into::<GpuConfig>() {
+                return Err(ParseError::Syntax(field_type_error(k, v, &template[k], &e)));
+            }
         }
-        let cfg: GpuConfig = toml::Value::Table(value)
+        let merged = match base {
+            Some(_) => {
+                let mut merged = template;
+                merged.extend(value);
+                merged
+            }
+            None => {
+                let missing: Vec<&String> = template
+                    .keys()
+                    .filter(|k| !value.contains_key(*k))
+                    .collect();
+                if !missing.is_empty() {
+                    return Err(ParseError::Syntax(format!(
+                        "missing field{} {}; {START_FROM_PRESET}",
+                        if missing.len() == 1 { "" } else { "s" },
+                        missing
+                            .iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                value
+            }
+        };
+        let cfg: GpuConfig = toml::Value::Table(merged)
             .try_into()
             .map_err(|e: toml::de::Error| ParseError::Syntax(e.message().to_string()))?;
         cfg.validate().map_err(ParseError::Invalid)?;
@@ -485,6 +569,59 @@ mod tests {
         assert!(e.to_string().contains("lanez"), "{e}");
         let e = GpuConfig::parse("base = \"huge\"", false).unwrap_err();
         assert!(e.to_string().contains("unknown preset `huge`"), "{e}");
+    }
+
+    #[test]
+    fn wrong_types_and_incomplete_files_name_the_field_and_the_fix() {
+        let err = |text: &str, json: bool| GpuConfig::parse(text, json).unwrap_err().to_string();
+        let e = err("base = \"small\"\nlanes = \"four\"", false);
+        assert!(
+            e.contains("`lanes` = \"four\"") && e.contains("whole number"),
+            "{e}"
+        );
+        let e = err("base = \"small\"\ngmem_bytes = 8589934592", false);
+        assert!(
+            e.contains("`gmem_bytes` = 8589934592") && e.contains("does not fit in 32 bits"),
+            "{e}"
+        );
+        let e = err(r#"{"base": "tiny", "warps": -1}"#, true);
+        assert!(e.contains("`warps` = -1") && e.contains("32 bits"), "{e}");
+        let e = err("base = \"small\"\nscheduler = \"fifo\"", false);
+        assert!(e.contains("`scheduler`") && e.contains("gto"), "{e}");
+        let e = err("base = \"small\"\nscheduler = 3", false);
+        assert!(e.contains("`scheduler` = 3"), "{e}");
+        for empty in ["", "  \n# nothing\n"] {
+            let e = err(empty, false);
+            assert!(e.contains("empty") || e.contains("missing"), "{e}");
+            assert!(e.contains("base = \"small\""), "{e}");
+        }
+        let e = err("lanes = 8", false);
+        assert!(e.contains("missing fields") && e.contains("`warps`"), "{e}");
+        assert!(e.contains("base = \"small\""), "{e}");
+        let e = err("base = 3", false);
+        assert!(
+            e.contains("`base` = 3") && e.contains("tiny, small, fermi"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_invalid_file_states_its_cause_once() {
+        let dir = std::env::temp_dir().join(format!("wf-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("three.toml");
+        std::fs::write(&path, "base = \"tiny\"\nlanes = 3\n").unwrap();
+        let e = GpuConfig::load(path.to_str().unwrap()).unwrap_err();
+        // The whole chain, as `anyhow`'s `{:#}` prints it.
+        let mut chain = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            chain.push_str(&format!(": {s}"));
+            src = s.source();
+        }
+        assert_eq!(chain.matches("must be").count(), 1, "{chain}");
+        assert!(chain.contains("`lanes` = 3"), "{chain}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
