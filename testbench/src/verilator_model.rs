@@ -302,9 +302,10 @@ fn model_key(b: &ModelBuild, sources: &[(String, Vec<u8>)]) -> String {
     for a in &b.verilator_args {
         feed(&mut h, a.as_bytes());
     }
+    // Contents in order, not file names: the same Verilog under another name (a content-named
+    // cache file, a user's copy) is the same model.
     feed(&mut h, &(sources.len() as u64).to_le_bytes());
-    for (name, text) in sources {
-        feed(&mut h, name.as_bytes());
+    for (_name, text) in sources {
         feed(&mut h, text);
     }
     hex(&h.finalize())
@@ -479,6 +480,26 @@ fn build_into(
     Ok(())
 }
 
+/// What of a C++ compiler determines the objects it makes: its path and arguments. Not
+/// `Tool::to_command()`'s Debug text, which carries the whole process environment, so an
+/// unrelated variable changed the key and rebuilt the runtime.
+fn compiler_identity(tool: &cc::Tool) -> Vec<u8> {
+    let mut h = Sha256::new();
+    feed(&mut h, tool.path().as_os_str().as_encoded_bytes());
+    for a in tool.args() {
+        feed(&mut h, a.as_encoded_bytes());
+    }
+    // Variables that cc passes on to the compiler and that change its output.
+    for (k, v) in tool.get_envs() {
+        let k = k.to_string_lossy();
+        if k.starts_with("CC") || k.starts_with("CXX") || k.ends_with("FLAGS") {
+            feed(&mut h, k.as_bytes());
+            feed(&mut h, v.as_encoded_bytes());
+        }
+    }
+    h.finalize().to_vec()
+}
+
 /// Compile the Verilator runtime (and the `verilated` crate's C shims) once
 /// per cache directory, Verilator version and compiler configuration.
 /// Returns the object files, whether they were compiled now, and the
@@ -529,7 +550,7 @@ fn ensure_runtime(
     feed(&mut h, &shim::SHIM_ABI_VERSION.to_le_bytes());
     feed(&mut h, format!("{:?}", v.version).as_bytes());
     feed(&mut h, v.root.as_os_str().as_encoded_bytes());
-    feed(&mut h, format!("{:?}", tool.to_command()).as_bytes());
+    feed(&mut h, &compiler_identity(&tool));
     feed(&mut h, format!("{runtime_defines:?}").as_bytes());
     for f in &files {
         feed(&mut h, f.as_os_str().as_encoded_bytes());

@@ -178,7 +178,8 @@ fn second_build_is_cached_and_does_not_recompile() {
     let text = fs::read_to_string(rtl("counter_top.v")).unwrap() + &format!("// nonce {nonce}\n");
     let src1 = dir.join("a").join("counter_top.v");
     let src2 = dir.join("b").join("counter_top.v");
-    for s in [&src1, &src2] {
+    let src3 = dir.join("c").join("renamed.v");
+    for s in [&src1, &src2, &src3] {
         fs::create_dir_all(s.parent().unwrap()).unwrap();
         fs::write(s, &text).unwrap();
     }
@@ -222,6 +223,15 @@ fn second_build_is_cached_and_does_not_recompile() {
         r1.model_compile,
         r1.link
     );
+
+    // Same text under another file name: the same model.
+    let m4 = build(&mk(&src3)).expect("renamed build");
+    assert!(
+        m4.build_report().cache_hit,
+        "the same Verilog under another file name was rebuilt"
+    );
+    assert_eq!(m4.library_path(), lib);
+    drop(m4);
 
     // A different option is a different model.
     let mut traced = mk(&src1);
@@ -404,4 +414,64 @@ fn design_time_follows_tick() {
     m.set_time(1000);
     m.tick(clk);
     assert_eq!(m.get(t), 1005);
+}
+
+/// Builds a design unique to this call in the shared cache and prints whether the Verilator
+/// runtime had to be compiled. Run as a child process by
+/// `runtime_cache_ignores_unrelated_environment`.
+#[test]
+#[ignore = "helper of runtime_cache_ignores_unrelated_environment"]
+fn child_build_reports_runtime() {
+    let dir = scratch_dir("child");
+    let nonce = std::env::var("WARPFORGE_TEST_NONCE").unwrap_or_default();
+    let src = dir.join("counter_top.v");
+    let text = fs::read_to_string(rtl("counter_top.v")).unwrap() + &format!("// child {nonce}\n");
+    fs::write(&src, text).unwrap();
+    let m = build(&ModelBuild {
+        top: "counter_top".into(),
+        verilog_files: vec![src],
+        cache_dir: cache_dir(),
+        ..Default::default()
+    })
+    .expect("child build");
+    println!("RUNTIME_COMPILED={}", m.build_report().runtime_compiled);
+    let model_dir = m.library_path().parent().unwrap().to_path_buf();
+    drop(m);
+    let _ = fs::remove_dir_all(model_dir);
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn runtime_cache_ignores_unrelated_environment() {
+    // The runtime of this cache exists once any model has been built.
+    drop(build(&counter_build(false)).unwrap());
+    let nonce = format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_build_reports_runtime",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("WARPFORGE_TEST_NONCE", &nonce)
+        .env("WARPFORGE_SOME_UNRELATED_VARIABLE", &nonce)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("RUNTIME_COMPILED=false"),
+        "an unrelated environment variable rebuilt the Verilator runtime: {stdout}"
+    );
 }
