@@ -18,6 +18,33 @@ pub fn cache_dir() -> PathBuf {
         .join("target/verilator-cache")
 }
 
+/// The environment variable that turns on the long, opt-in test sets (every preset in yosys,
+/// every case of every kernel, ...).
+pub const FULL_TESTS_VAR: &str = "WARPFORGE_FULL";
+
+/// The meaning of [`FULL_TESTS_VAR`]'s value: on for `1`, `true`, `yes`, `on`; off when unset,
+/// empty, `0`, `false`, `no`, `off` (any case); anything else is an error naming the variable.
+pub fn parse_switch(value: Option<&str>) -> Result<bool, String> {
+    let Some(v) = value else {
+        return Ok(false);
+    };
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "" | "0" | "false" | "no" | "off" => Ok(false),
+        other => Err(format!(
+            "{FULL_TESTS_VAR}={other}: expected 1/true/yes/on or 0/false/no/off"
+        )),
+    }
+}
+
+/// Whether the long, opt-in test sets run (`WARPFORGE_FULL=1`): the one place every test reads
+/// the switch, so it means the same everywhere. Panics on a value that is neither on nor off
+/// (a typo must not quietly run the short set).
+pub fn full_tests() -> bool {
+    let v = std::env::var(FULL_TESTS_VAR).ok();
+    parse_switch(v.as_deref()).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// FNV-1a offset basis: the starting value of [`fnv1a`].
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
@@ -55,15 +82,24 @@ fn source_file_in(dir: &Path, top: &str, verilog: &str) -> std::io::Result<PathB
     std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("{top}-{h:016x}.v"));
     if !path.exists() {
-        // Unique per call, not only per process: parallel tests of one binary write the same
-        // unit, and a shared temporary name lets one rename away the other's file.
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{top}-{h:016x}.{}.{n}.tmp", std::process::id()));
-        std::fs::write(&tmp, verilog)?;
-        std::fs::rename(&tmp, &path)?;
+        write_atomically(&path, verilog.as_bytes())?;
     }
     Ok(path)
+}
+
+/// Write `data` to `path` through a temporary file and a rename, so that a reader never sees
+/// a half-written file (parallel tests and processes write the same cache entries).
+pub(crate) fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    // Unique per call, not only per process: parallel tests of one binary write the same
+    // file, and a shared temporary name lets one rename away the other's file.
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+    std::fs::write(&tmp, data)?;
+    std::fs::rename(&tmp, path)
 }
 
 /// `verilator --lint-only -Wall`: Ok when it prints no warning and no error.
@@ -159,6 +195,50 @@ pub fn assert_yosys_accepts(top: &str, verilog: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_full_tests_switch_has_one_meaning() {
+        assert_eq!(parse_switch(None), Ok(false));
+        for on in ["1", "true", "YES", "on", " 1 "] {
+            assert_eq!(parse_switch(Some(on)), Ok(true), "{on}");
+        }
+        for off in ["", "0", "false", "No", "off"] {
+            assert_eq!(parse_switch(Some(off)), Ok(false), "{off}");
+        }
+        let e = parse_switch(Some("full")).unwrap_err();
+        assert!(e.contains("WARPFORGE_FULL=full"), "{e}");
+    }
+
+    /// Every test reads `WARPFORGE_FULL` through [`full_tests`]: once, some files took `=0` as
+    /// on (they only asked whether the variable existed) and others as off.
+    #[test]
+    fn no_test_reads_the_full_switch_itself() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let mut offenders = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                let name = e.file_name();
+                if p.is_dir() {
+                    if name != "target" && name != ".git" && name != "vendor" {
+                        stack.push(p);
+                    }
+                } else if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("src/unit.rs") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    if text.contains(&format!("var(\"{FULL_TESTS_VAR}\")"))
+                        || text.contains(&format!("var_os(\"{FULL_TESTS_VAR}\")"))
+                    {
+                        offenders.push(p.display().to_string());
+                    }
+                }
+            }
+        }
+        assert!(
+            offenders.is_empty(),
+            "read WARPFORGE_FULL through warpforge_testbench::unit::full_tests(): {offenders:?}"
+        );
+    }
 
     /// Threads of one test binary writing the same unit at once all get the file, with its
     /// text (a per-process temporary name once let one thread rename away another's file).

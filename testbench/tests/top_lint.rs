@@ -39,11 +39,11 @@ fn top_tiny_lint_and_yosys() {
 
 #[test]
 fn top_small_lint() {
-    check("small", std::env::var_os("WARPFORGE_FULL").is_some());
+    check("small", warpforge_testbench::unit::full_tests());
 }
 
 #[test]
 #[ignore = "fermi: lint ~1 min and 1.6 GB, yosys (WARPFORGE_FULL=1) 1 h and 9.4 GB; run with --ignored"]
 fn top_fermi_lint() {
-    check("fermi", std::env::var_os("WARPFORGE_FULL").is_some());
+    check("fermi", warpforge_testbench::unit::full_tests());
 }

@@ -97,7 +97,7 @@ fn prepare<B: rust_hdl::prelude::Block>(top: &str, mut uut: B) -> (LoadedModel, 
     assert_lint_clean(top, &verilog);
     // yosys `synth` takes most of a minute per unit on the larger presets: by default only the
     // tiny variants are synthesized; WARPFORGE_FULL=1 synthesizes every variant.
-    if top.contains("tiny") || std::env::var_os("WARPFORGE_FULL").is_some() {
+    if top.contains("tiny") || warpforge_testbench::unit::full_tests() {
         assert_yosys_accepts(top, &verilog);
     }
     let model = build_unit(top, &verilog, false).unwrap_or_else(|e| panic!("{e}"));

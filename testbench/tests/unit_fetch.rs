@@ -712,7 +712,7 @@ fn cosim(test: &str, cfg: &GpuConfig, lint_it: bool, yosys: bool, checks: bool) 
 
 /// `WARPFORGE_FULL=1`: yosys-check every preset, not only tiny.
 fn full() -> bool {
-    std::env::var("WARPFORGE_FULL").is_ok_and(|v| v != "0" && !v.is_empty())
+    warpforge_testbench::unit::full_tests()
 }
 
 #[test]

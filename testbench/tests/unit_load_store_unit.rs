@@ -76,7 +76,7 @@ fn prepare(cfg: &GpuConfig) -> LoadedModel {
     }
     let lint_time = t.elapsed();
     let t = Instant::now();
-    if cfg.name == "tiny" || std::env::var_os("WARPFORGE_FULL").is_some() {
+    if cfg.name == "tiny" || warpforge_testbench::unit::full_tests() {
         assert_yosys_accepts(&top, &v);
     }
     let yosys_time = t.elapsed();
@@ -2316,7 +2316,7 @@ fn lint_presets() {
         if let Err(e) = lint(&top, &v) {
             panic!("verilator --lint-only -Wall rejects {top}:\n{e}");
         }
-        if cfg.name == "tiny" || std::env::var_os("WARPFORGE_FULL").is_some() {
+        if cfg.name == "tiny" || warpforge_testbench::unit::full_tests() {
             assert_yosys_accepts(&top, &v);
         }
     }

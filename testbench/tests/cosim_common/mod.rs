@@ -18,7 +18,7 @@ pub fn env_u64(name: &str) -> Option<u64> {
 
 /// `WARPFORGE_FULL=1`: run the opt-in, longer sets.
 pub fn full() -> bool {
-    std::env::var("WARPFORGE_FULL").is_ok_and(|v| v != "0" && !v.is_empty())
+    warpforge_testbench::unit::full_tests()
 }
 
 pub fn limits(cfg: &GpuConfig) -> Limits {
