@@ -6,6 +6,11 @@
 //!
 //! rust-hdl 0.46 pitfalls this code works around are listed in ../shared/BRIEF.md ("RTL rules").
 
+/// A hash of every source that shapes the generated Verilog (this crate, `config`, `isa` and
+/// the locked dependency versions; see `build.rs`): the generator's version for caches of its
+/// output.
+pub const GENERATOR_FINGERPRINT: &str = env!("WARPFORGE_HDL_FINGERPRINT");
+
 pub mod alu;
 pub mod branch_unit;
 pub mod decode;

@@ -306,16 +306,9 @@ impl Gpu {
         Ok(Self::place_cta(s, l, cfg_lanes, slots).0)
     }
 
-    fn start_launch(
-        &mut self,
-        grid: u32,
-        block: u32,
-        param: u32,
-        driven: bool,
-    ) -> Result<(), SimError> {
-        if self.launch.as_ref().is_some_and(|l| l.ctas_done < l.grid) && self.fault.is_none() {
-            return Err(SimError::Launch("a kernel is still running".into()));
-        }
+    /// The checks a launch of `grid` CTAs of `block` threads must pass on this GPU and kernel
+    /// (nothing is changed): callers validate a launch with it before any long work.
+    pub fn check_launch(&self, grid: u32, block: u32) -> Result<(), SimError> {
         let cfg = &self.cfg;
         if grid == 0 {
             return Err(SimError::Launch(
@@ -340,6 +333,21 @@ impl Gpu {
                 self.shared_bytes, cfg.smem_bytes
             )));
         }
+        Ok(())
+    }
+
+    fn start_launch(
+        &mut self,
+        grid: u32,
+        block: u32,
+        param: u32,
+        driven: bool,
+    ) -> Result<(), SimError> {
+        if self.launch.as_ref().is_some_and(|l| l.ctas_done < l.grid) && self.fault.is_none() {
+            return Err(SimError::Launch("a kernel is still running".into()));
+        }
+        self.check_launch(grid, block)?;
+        let cfg = &self.cfg;
         for sm in &mut self.sms {
             *sm = Sm::new(cfg.warps, cfg.lanes, cfg.simt_stack_depth);
         }

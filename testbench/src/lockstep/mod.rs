@@ -143,6 +143,9 @@ pub struct CosimOptions {
     pub check: bool,
     /// Write a VCD of the window around a failure into this directory.
     pub vcd_on_failure: Option<PathBuf>,
+    /// After a run that passed, write a VCD of the whole kernel (from reset) to this file
+    /// (the run is repeated on a traced build; [`CosimReport::waves`] names the file).
+    pub waves: Option<PathBuf>,
     /// The command that reproduces this run (printed in failure reports).
     pub repro: String,
     /// Build the RTL with a deliberate bug (proves that co-simulation catches it).
@@ -161,6 +164,7 @@ impl Default for CosimOptions {
             hang_cycles: None,
             check: true,
             vcd_on_failure: None,
+            waves: None,
             repro: String::new(),
             inject: None,
             verilog: None,
@@ -203,6 +207,8 @@ pub struct SmCounters {
 pub struct BuildInfo {
     /// The generated Verilog.
     pub verilog: PathBuf,
+    /// The Verilog came from the disk cache (not generated in this run).
+    pub verilog_cached: bool,
     /// The compiled model.
     pub library: PathBuf,
     /// Built earlier (in this process or on disk): nothing was compiled.
@@ -224,6 +230,7 @@ impl BuildInfo {
         let r = m.build_report();
         BuildInfo {
             verilog,
+            verilog_cached: false,
             library: m.library_path().to_path_buf(),
             cache_hit: r.cache_hit,
             generate,
@@ -249,7 +256,8 @@ pub struct CosimReport {
     pub sms: Vec<SmCounters>,
     /// Issue records seen on the trace ports.
     pub issue_records: u64,
-    /// Warp-instructions issued (all SMs, `ctr_issued`) per kernel cycle.
+    /// Warp-instructions issued (all SMs, `ctr_issued`) per kernel cycle: the GPU's IPC, summed
+    /// over the SMs (per SM: [`CosimReport::ipc_per_sm`]).
     pub ipc: f64,
     pub build: BuildInfo,
     /// Wall time of the kernel's cycles (the checking loop; building, reset, instruction load
@@ -257,9 +265,17 @@ pub struct CosimReport {
     pub wall: Duration,
     /// Global memory as the RTL left it (from `GMEM_BASE`).
     pub global_memory: Vec<u8>,
+    /// The VCD of the whole run ([`CosimOptions::waves`]): the file and what it holds, or why
+    /// it could not be written.
+    pub waves: Option<Result<(PathBuf, String), String>>,
 }
 
 impl CosimReport {
+    /// Warp-instructions issued per kernel cycle per SM ([`CosimReport::ipc`] is summed over
+    /// the SMs).
+    pub fn ipc_per_sm(&self) -> f64 {
+        self.ipc / self.sms.len().max(1) as f64
+    }
     pub fn issued(&self) -> u64 {
         self.sms.iter().map(|s| s.issued).sum()
     }
@@ -332,9 +348,58 @@ struct CachedModel {
 
 static MODELS: Mutex<Vec<CachedModel>> = Mutex::new(Vec::new());
 
-/// Write `text` to a content-named file under the model cache.
-fn verilog_file(text: &str) -> std::io::Result<PathBuf> {
-    crate::unit::source_file(TOP_NAME, text)
+/// The generated Verilog of a configuration, from [`top_verilog_file`].
+#[derive(Clone, Debug)]
+pub struct GeneratedVerilog {
+    /// The file (under the cache; do not modify it).
+    pub path: PathBuf,
+    /// It was in the cache: nothing was generated.
+    pub cached: bool,
+    /// Time to generate (or find) it.
+    pub elapsed: Duration,
+}
+
+/// The cache key of a configuration's generated top: the generator's fingerprint (every
+/// source that shapes the Verilog, [`warpforge_hdl::GENERATOR_FINGERPRINT`]), the resolved
+/// configuration and the top-level options. Not the configuration's name alone: two files
+/// with the same name and different fields have different keys.
+pub fn verilog_cache_key(cfg: &GpuConfig, opts: &TopOptions) -> String {
+    use crate::unit::{fnv1a, FNV_OFFSET};
+    let mut h = FNV_OFFSET;
+    for part in [
+        warpforge_hdl::GENERATOR_FINGERPRINT,
+        &cfg.to_toml(),
+        &format!("{opts:?}"),
+    ] {
+        h = fnv1a(h, &(part.len() as u64).to_le_bytes());
+        h = fnv1a(h, part.as_bytes());
+    }
+    format!("{h:016x}")
+}
+
+/// The top-level Verilog of `cfg`: generated once per configuration, top options and
+/// generator version, then read from `<cache>/verilog/` (generating `small` takes seconds;
+/// finding it, a millisecond).
+pub fn top_verilog_file(cfg: &GpuConfig, opts: &TopOptions) -> Result<GeneratedVerilog, String> {
+    let t0 = Instant::now();
+    let dir = crate::unit::cache_dir().join("verilog");
+    let path = dir.join(format!("{TOP_NAME}-{}.v", verilog_cache_key(cfg, opts)));
+    if path.is_file() {
+        return Ok(GeneratedVerilog {
+            path,
+            cached: true,
+            elapsed: t0.elapsed(),
+        });
+    }
+    let text = top_verilog(cfg, opts)
+        .map_err(|e| format!("generating the Verilog of `{}` failed: {e}", cfg.name))?;
+    crate::unit::write_atomically(&path, text.as_bytes())
+        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+    Ok(GeneratedVerilog {
+        path,
+        cached: false,
+        elapsed: t0.elapsed(),
+    })
 }
 
 /// A fresh instance of the Verilated `warpforge_top` for `cfg` (and `inject`; `trace` builds
@@ -361,23 +426,11 @@ pub fn build_rtl(
         };
         return Ok((c.proto.new_instance(), info));
     }
-    let t0 = Instant::now();
-    let text = top_verilog(cfg, &TopOptions { inject }).map_err(|e| {
-        CosimError::Build(format!(
-            "generating the Verilog of `{}` failed: {e}",
-            cfg.name
-        ))
-    })?;
-    let verilog = verilog_file(&text).map_err(|e| {
-        CosimError::Build(format!(
-            "writing the Verilog under {}: {e}",
-            crate::unit::cache_dir().display()
-        ))
-    })?;
-    let generate = t0.elapsed();
+    let generated = top_verilog_file(cfg, &TopOptions { inject }).map_err(CosimError::Build)?;
     let t1 = Instant::now();
-    let m = verilate(&verilog, trace)?;
-    let info = BuildInfo::new(verilog, &m, generate, t1.elapsed());
+    let m = verilate(&generated.path, trace)?;
+    let mut info = BuildInfo::new(generated.path, &m, generated.elapsed, t1.elapsed());
+    info.verilog_cached = generated.cached;
     let inst = m.new_instance();
     cache.push(CachedModel {
         cfg: cfg.clone(),
@@ -507,6 +560,10 @@ pub fn cosim_observed(
             warpforge_sim::MAX_LANES
         )));
     }
+    // Before the (possibly minutes-long) build: a launch the model refuses never runs.
+    model
+        .check_launch(launch.grid, launch.block)
+        .map_err(|e| CosimError::Build(format!("the launch is refused: {e}")))?;
     let (m, build_info) = obtain_model(cfg, opts, false)?;
     let ports =
         TopPorts::resolve(&m, cfg.sms as usize, cfg.lanes as usize).map_err(CosimError::Build)?;
@@ -563,6 +620,9 @@ pub fn cosim_observed(
                 build: build_info,
                 wall,
                 global_memory: sess.mem.into_global_memory(),
+                waves: opts.waves.as_ref().map(|path| {
+                    write_vcd_to(cfg, image, &launch, opts, initial, (0, kc), path.clone())
+                }),
             })
         }
         Err(mut e) => {
@@ -601,7 +661,8 @@ pub fn cosim_observed(
     }
 }
 
-/// Re-run the same simulation on a traced build and dump kernel cycles `from ..= to`.
+/// Re-run the same simulation on a traced build and dump kernel cycles `from ..= to` into a
+/// VCD file in `dir`, named after the configuration, memory setting and window.
 fn write_vcd(
     cfg: &GpuConfig,
     image: &KernelImage,
@@ -612,8 +673,6 @@ fn write_vcd(
     dir: &Path,
 ) -> Result<(PathBuf, String), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let (m, _) = obtain_model(cfg, opts, true).map_err(|e| e.to_string())?;
-    let ports = TopPorts::resolve(&m, cfg.sms as usize, cfg.lanes as usize)?;
     let hash = cfg.hash_hex();
     let path = dir.join(format!(
         "{TOP_NAME}-{}-{}-{}-k{from}-{to}.vcd",
@@ -621,6 +680,24 @@ fn write_vcd(
         &hash[..8],
         opts.mem.name.trim_end_matches('*')
     ));
+    write_vcd_to(cfg, image, launch, opts, initial, (from, to), path)
+}
+
+/// [`write_vcd`] into the file `path`.
+fn write_vcd_to(
+    cfg: &GpuConfig,
+    image: &KernelImage,
+    launch: &Launch,
+    opts: &CosimOptions,
+    initial: Vec<u8>,
+    (from, to): (u64, u64),
+    path: PathBuf,
+) -> Result<(PathBuf, String), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let (m, _) = obtain_model(cfg, opts, true).map_err(|e| e.to_string())?;
+    let ports = TopPorts::resolve(&m, cfg.sms as usize, cfg.lanes as usize)?;
     let mut sess = Session::new(m, ports, cfg, &opts.mem, initial);
     let open = |s: &mut Session| {
         s.m.open_trace(&path)
