@@ -143,7 +143,10 @@ pub struct CosimRow {
     /// `pass`, `mismatch`, `timeout`, `hang`, `build`, `fault`, `reference`.
     pub result: String,
     pub cycles: Option<u64>,
+    /// Warp-instructions issued per cycle, summed over the SMs.
     pub ipc: Option<f64>,
+    /// Warp-instructions issued per cycle per SM (`ipc` / SMs).
+    pub ipc_per_sm: Option<f64>,
     pub issued: Option<u64>,
     pub bank_conflicts: Option<u64>,
     pub idle: Option<u64>,
@@ -174,6 +177,7 @@ impl CosimRow {
             result: c.verdict().to_string(),
             cycles: r.map(|r| r.cycles),
             ipc: r.map(|r| r.ipc),
+            ipc_per_sm: r.map(|r| r.ipc_per_sm()),
             issued: r.map(|r| r.issued()),
             bank_conflicts: r.map(|r| r.conflicts()),
             idle: r.map(|r| r.idle()),
@@ -193,6 +197,7 @@ impl CosimRow {
             result: "build".to_string(),
             cycles: None,
             ipc: None,
+            ipc_per_sm: None,
             issued: None,
             bank_conflicts: None,
             idle: None,
@@ -210,14 +215,15 @@ impl CosimRow {
 /// The regression table: one line per run, columns as wide as their widest cell.
 pub fn regress_table(rows: &[CosimRow]) -> String {
     let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
-    let mut cells: Vec<[String; 9]> = vec![[
+    let mut cells: Vec<[String; 10]> = vec![[
         "kernel".into(),
         "case".into(),
         "config".into(),
         "mem".into(),
         "result".into(),
         "cycles".into(),
-        "IPC".into(),
+        "IPC/SM".into(),
+        "IPC(all SMs)".into(),
         "bank-conflicts".into(),
         "idle".into(),
     ]];
@@ -233,12 +239,13 @@ pub fn regress_table(rows: &[CosimRow]) -> String {
                 format!("FAIL ({})", r.result)
             },
             opt(r.cycles),
+            r.ipc_per_sm.map_or("-".into(), |v| format!("{v:.3}")),
             r.ipc.map_or("-".into(), |v| format!("{v:.3}")),
             opt(r.bank_conflicts),
             opt(r.idle),
         ]);
     }
-    let mut w = [0usize; 9];
+    let mut w = [0usize; 10];
     for c in &cells {
         for (i, s) in c.iter().enumerate() {
             w[i] = w[i].max(s.chars().count());
@@ -288,6 +295,7 @@ mod tests {
             result: res.into(),
             cycles,
             ipc: cycles.map(|c| 100.0 / c as f64),
+            ipc_per_sm: cycles.map(|c| 50.0 / c as f64),
             issued: Some(100),
             bank_conflicts: Some(3),
             idle: Some(12),
@@ -302,9 +310,9 @@ mod tests {
         assert_eq!(
             t,
             "\
-kernel  case            config  mem   result           cycles    IPC  bank-conflicts  idle
-vecadd  grid=2 block=6  tiny    zero  pass                400  0.250               3    12
-reduce  grid=2 block=6  tiny    zero  FAIL (mismatch)       -      -               3    12
+kernel  case            config  mem   result           cycles  IPC/SM  IPC(all SMs)  bank-conflicts  idle
+vecadd  grid=2 block=6  tiny    zero  pass                400   0.125         0.250               3    12
+reduce  grid=2 block=6  tiny    zero  FAIL (mismatch)       -       -             -               3    12
 "
         );
     }

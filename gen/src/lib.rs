@@ -7,3 +7,5 @@ pub mod cosim;
 pub mod host;
 pub mod regress;
 pub mod report;
+pub mod rtl_out;
+pub mod verify;

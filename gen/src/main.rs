@@ -10,7 +10,6 @@ use warpforge::cosim::{command_line, CosimRow};
 use warpforge::host::{self, limits, ArgSpec, DEFAULT_MAX_CYCLES};
 use warpforge::{bench_rtl, regress, report};
 use warpforge_config::{GpuConfig, DEFAULT_PRESET, PRESETS};
-use warpforge_hdl::top::{top_verilog, TopOptions, TOP_NAME};
 use warpforge_kernels::{Case, KernelSpec, Param};
 use warpforge_loader::KernelImage;
 use warpforge_sim::{Gpu, RunOutcome};
@@ -48,7 +47,10 @@ enum Command {
     },
     /// Run a kernel on the golden model and print its statistics.
     Run(RunArgs),
-    /// Run every shipped kernel's reference cases on the golden model (the main job).
+    /// The main job: generate the Verilog into a folder (build/rtl/CONFIG), build it under
+    /// Verilator and run every shipped kernel in lock-step with the golden model.
+    Verify(VerifyArgs),
+    /// Run every shipped kernel's reference cases on the golden model alone (no RTL).
     Suite {
         /// Preset name or TOML/JSON file.
         #[arg(short, long, default_value = DEFAULT_PRESET)]
@@ -115,6 +117,9 @@ struct CosimArgs {
     /// On a failure, write a VCD of the cycles around it into this directory.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    /// When the run passes, write a VCD of every cycle (from reset) to this file.
+    #[arg(long)]
+    waves: Option<PathBuf>,
     /// Write the results as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -124,6 +129,37 @@ struct CosimArgs {
     /// Simulate this Verilog file (top `warpforge_top`) instead of generating it.
     #[arg(long)]
     verilog: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct VerifyArgs {
+    /// Preset name or TOML/JSON file.
+    #[arg(short, long, default_value = DEFAULT_PRESET)]
+    config: String,
+    /// The Verilog goes to OUT/<configuration name>/.
+    #[arg(short, long, default_value = "build/rtl")]
+    out: PathBuf,
+    /// Memory settings, comma-separated (zero, long, random).
+    #[arg(long, value_delimiter = ',', default_value = "zero,long,random")]
+    mem: Vec<String>,
+    /// Shipped kernels, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',')]
+    kernels: Vec<String>,
+    /// Each kernel's representative case only, instead of all its reference cases.
+    #[arg(long)]
+    quick: bool,
+    /// Seed of the memory model and of the kernels' input data.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Simulations in parallel (default: the number of CPUs).
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// Write the results as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write JUnit XML to this file.
+    #[arg(long)]
+    junit: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -290,6 +326,7 @@ fn real_main() -> Result<ExitCode> {
             print!("{}", report::disassembly(&image));
         }
         Command::Run(args) => return run(args),
+        Command::Verify(args) => return verify(args),
         Command::Suite { config, seed, json } => return suite(&config, seed, json.as_deref()),
         Command::Gen { config, out_dir } => gen_rtl(&config, &out_dir)?,
         Command::Cosim(args) => return cosim(args),
@@ -373,6 +410,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     );
     let mut gpu = Gpu::new(&cfg, &image)?;
     let placed = host::place(&mut gpu, &case)?;
+    // Every --dump is checked before the kernel runs (which may take long).
+    let mut dumps = Vec::new();
+    for d in &args.dump {
+        let (addr, len) = dump_range(d, &case, &placed)?;
+        gpu.read(addr, len)
+            .with_context(|| format!("--dump {d}: 0x{addr:08x}, {len} bytes"))?;
+        dumps.push((addr, len));
+    }
     gpu.launch(case.grid, case.block, placed.param)?;
     let start = Instant::now();
     let mut traced = 0u64;
@@ -385,8 +430,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let elapsed = start.elapsed();
     let stats = gpu.stats().clone();
     print!("{}", report::stats_table(&stats, cfg.lanes, elapsed));
-    for d in &args.dump {
-        let (addr, len) = dump_range(d, &case, &placed)?;
+    for &(addr, len) in &dumps {
         print!("{}", report::hexdump(addr, gpu.read(addr, len)?));
     }
     let mut failed = false;
@@ -470,7 +514,14 @@ fn dump_range(spec: &str, case: &Case, placed: &host::Placed) -> Result<(u32, u3
     let Some((a, l)) = spec.split_once(':') else {
         bail!("`{spec}`: expected argN or ADDR:BYTES");
     };
-    Ok((host::parse_u32(a)?, host::parse_u32(l)?))
+    let (addr, len) = (
+        host::parse_u32(a).with_context(|| format!("--dump {spec}: the address"))?,
+        host::parse_u32(l).with_context(|| format!("--dump {spec}: the length"))?,
+    );
+    if len == 0 {
+        bail!("--dump {spec}: a length of 0 bytes prints nothing; give ADDR:BYTES with BYTES > 0 (e.g. {a}:64)");
+    }
+    Ok((addr, len))
 }
 
 fn suite(config: &str, seed: u64, json: Option<&Path>) -> Result<ExitCode> {
@@ -622,23 +673,8 @@ fn bench_rtl(
 
 fn gen_rtl(config: &str, out: &Path) -> Result<()> {
     let cfg = load_config(config)?;
-    let start = Instant::now();
-    let verilog = top_verilog(&cfg, &TopOptions::default())
+    let files = warpforge::rtl_out::write_rtl(&cfg, out)
         .with_context(|| format!("generating the Verilog of `{}`", cfg.name))?;
-    let elapsed = start.elapsed();
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let top = out.join(format!("{TOP_NAME}.v"));
-    std::fs::write(&top, &verilog).with_context(|| format!("writing {}", top.display()))?;
-    let abs = std::fs::canonicalize(&top)?;
-    let files = out.join("files.f");
-    std::fs::write(&files, format!("{}\n", abs.display()))
-        .with_context(|| format!("writing {}", files.display()))?;
-    let toml = out.join("config.toml");
-    std::fs::write(&toml, cfg.to_toml()).with_context(|| format!("writing {}", toml.display()))?;
-    let modules = verilog
-        .lines()
-        .filter(|l| l.trim_start().starts_with("module "))
-        .count();
     println!(
         "configuration `{}` (hash {}): {} SM x {} warps x {} lanes",
         cfg.name,
@@ -647,16 +683,9 @@ fn gen_rtl(config: &str, out: &Path) -> Result<()> {
         cfg.warps,
         cfg.lanes
     );
-    println!(
-        "wrote {} (top module {TOP_NAME}, {} modules, {} lines, {:.1} MB) in {:.1} s",
-        top.display(),
-        modules,
-        verilog.lines().count(),
-        verilog.len() as f64 / 1e6,
-        elapsed.as_secs_f64()
-    );
-    println!("wrote {} (file list)", files.display());
-    println!("wrote {} (resolved configuration)", toml.display());
+    println!("wrote {}", files.summary());
+    println!("wrote {} (file list)", files.file_list.display());
+    println!("wrote {} (resolved configuration)", files.config.display());
     Ok(())
 }
 
@@ -744,6 +773,9 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
     if let Some(v) = &args.vcd {
         repro.extend(["--vcd".into(), v.display().to_string()]);
     }
+    if let Some(v) = &args.waves {
+        repro.extend(["--waves".into(), v.display().to_string()]);
+    }
     if args.no_check {
         repro.push("--no-check".into());
     }
@@ -751,6 +783,15 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
         repro.extend(["--verilog".into(), v.display().to_string()]);
     }
     let repro = command_line(&repro);
+    // Checked here, before the RTL is built (which may take minutes on a new configuration).
+    Gpu::new(&cfg, &image)?
+        .check_launch(case.grid, case.block)
+        .with_context(|| {
+            format!(
+                "--grid {} --block {} on `{}` ({} warps x {} lanes per SM)",
+                case.grid, case.block, cfg.name, cfg.warps, cfg.lanes
+            )
+        })?;
     println!(
         "co-simulation of {} on `{}` (hash {}): grid {} x block {} ({} threads), memory {}",
         args.kernel,
@@ -766,6 +807,7 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
         max_cycles: args.max_cycles,
         check: !args.no_check,
         vcd_on_failure: args.vcd.clone(),
+        waves: args.waves.clone(),
         repro: repro.clone(),
         verilog: args.verilog.clone(),
         ..Default::default()
@@ -785,17 +827,21 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
         Err(e) => println!("{e}"),
         Ok(r) => {
             let b = &r.build;
+            let verilog = if args.verilog.is_some() {
+                "given".to_string()
+            } else if b.verilog_cached || b.generate.is_zero() {
+                "from the cache".to_string()
+            } else {
+                format!("generated in {:.1} s", b.generate.as_secs_f64())
+            };
+            let model = if b.cache_hit {
+                "from the cache".to_string()
+            } else {
+                format!("Verilated and compiled in {:.1} s", b.build.as_secs_f64())
+            };
             println!(
-                "RTL model: {} ({})",
-                if b.cache_hit {
-                    "cached".to_string()
-                } else {
-                    format!(
-                        "generated in {:.1} s, Verilated and compiled in {:.1} s",
-                        b.generate.as_secs_f64(),
-                        b.build.as_secs_f64()
-                    )
-                },
+                "RTL model: Verilog {verilog} ({}); model {model} ({})",
+                b.verilog.display(),
                 b.library.display()
             );
             match &r.outcome {
@@ -826,6 +872,11 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
                 }
             }
             print!("{}", cosim_stats(r));
+            match &r.waves {
+                Some(Ok((path, what))) => println!("waves: {} ({what})", path.display()),
+                Some(Err(why)) => println!("waves: not written: {why}"),
+                None => {}
+            }
         }
     }
     if let Some(path) = &args.json {
@@ -845,7 +896,18 @@ fn cosim_stats(r: &lockstep::CosimReport) -> String {
     let mut rows: Vec<(String, String)> = vec![
         ("kernel cycles".into(), r.cycles.to_string()),
         ("warp-instructions issued".into(), r.issued().to_string()),
-        ("IPC".into(), format!("{:.3}", r.ipc)),
+        (
+            "IPC per SM".into(),
+            format!("{:.3} warp-instructions/cycle", r.ipc_per_sm()),
+        ),
+        (
+            format!(
+                "IPC, sum over {} SM{}",
+                r.sms.len(),
+                if r.sms.len() == 1 { "" } else { "s" }
+            ),
+            format!("{:.3} warp-instructions/cycle", r.ipc),
+        ),
         ("idle cycles".into(), r.idle().to_string()),
         ("bank conflicts".into(), r.conflicts().to_string()),
     ];
@@ -870,6 +932,35 @@ fn cosim_stats(r: &lockstep::CosimReport) -> String {
         let _ = writeln!(s, "  {k:<26} {v}");
     }
     s
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+fn verify(args: VerifyArgs) -> Result<ExitCode> {
+    let cfg = load_config(&args.config)?;
+    let mems = args
+        .mem
+        .iter()
+        .map(|m| Ok((m.clone(), parse_mem(m, Some(args.seed))?)))
+        .collect::<Result<Vec<_>>>()?;
+    let outcome = warpforge::verify::run(&warpforge::verify::Verify {
+        config: (args.config.clone(), cfg),
+        out: args.out,
+        mems,
+        kernels: select_kernels(&args.kernels)?,
+        all_cases: !args.quick,
+        jobs: args.jobs.unwrap_or_else(default_jobs),
+        seed: args.seed,
+        json: args.json,
+        junit: args.junit,
+    })?;
+    Ok(if outcome.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
@@ -899,9 +990,8 @@ fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
         data_seed: args.data_seed,
         max_cycles: args.max_cycles,
         vcd: args.vcd.clone(),
-        jobs: args.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        }),
+        jobs: args.jobs.unwrap_or_else(default_jobs),
+        announce_builds: true,
     };
     let rows = regress::run(&plan)?;
     print!("{}", warpforge::cosim::regress_table(&rows));

@@ -35,6 +35,9 @@ pub struct Plan {
     pub vcd: Option<std::path::PathBuf>,
     /// Parallel simulations.
     pub jobs: usize,
+    /// Say on stderr when a configuration's RTL is being built (without a terminal, where
+    /// the progress bar is hidden).
+    pub announce_builds: bool,
 }
 
 struct Job {
@@ -105,7 +108,7 @@ pub fn run(plan: &Plan) -> Result<Vec<CosimRow>> {
             "building the RTL model of `{}` (Verilator; minutes the first time, cached after)",
             cfg.name
         );
-        if pb.is_hidden() {
+        if pb.is_hidden() && plan.announce_builds {
             eprintln!("regress: {msg}");
         }
         pb.set_message(msg);
@@ -266,6 +269,7 @@ mod tests {
             result: result.into(),
             cycles: Some(100),
             ipc: Some(0.5),
+            ipc_per_sm: Some(0.5),
             issued: Some(50),
             bank_conflicts: Some(0),
             idle: Some(3),

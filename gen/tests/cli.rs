@@ -11,6 +11,36 @@ fn warpforge(args: &[&str]) -> Output {
         .expect("runs")
 }
 
+/// A PATH holding only the RISC-V toolchain (symbolic links to it): Verilator is absent.
+fn path_without_verilator(dir: &Path) -> std::ffi::OsString {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let compiler = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .find(|d| d.join("riscv64-unknown-elf-gcc").is_file())
+        .expect("the RISC-V compiler is installed (scripts/setup.sh)");
+    for e in std::fs::read_dir(&compiler).unwrap().flatten() {
+        let name = e.file_name();
+        if name.to_string_lossy().starts_with("riscv64-unknown-elf-") {
+            let _ = std::os::unix::fs::symlink(e.path(), bin.join(&name));
+        }
+    }
+    assert!(!bin.join("verilator").exists());
+    bin.into_os_string()
+}
+
+/// `warpforge` with Verilator absent from PATH and an empty Verilator cache in `dir`: only
+/// what it checks before building any RTL can succeed.
+fn warpforge_without_verilator(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
+        .env("PATH", path_without_verilator(dir))
+        .env_remove("VERILATOR_ROOT")
+        .env("WARPFORGE_VERILATOR_CACHE", dir.join("cache"))
+        .output()
+        .expect("runs")
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -177,6 +207,28 @@ fn bad_run_arguments_are_refused_clearly() {
             "at least one CTA",
         ),
         (&["run", "vecadd", "--grid", "3"], "runs its reference case"),
+        (
+            &[
+                "run",
+                "vecadd",
+                "--config",
+                "tiny",
+                "--dump",
+                "0x10000000:0",
+            ],
+            "a length of 0 bytes prints nothing",
+        ),
+        (
+            &[
+                "run",
+                "vecadd",
+                "--config",
+                "tiny",
+                "--dump",
+                "0x10000000:x",
+            ],
+            "--dump 0x10000000:x: the length",
+        ),
         (&["run", "Cargo.toml"], "not an ELF"),
     ];
     for (args, msg) in cases {
@@ -184,6 +236,34 @@ fn bad_run_arguments_are_refused_clearly() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         assert!(text(&o).contains(msg), "{args:?}: {}", text(&o));
     }
+    // A --dump that cannot be served is refused before the kernel runs: no statistics.
+    let o = warpforge(&[
+        "run",
+        "kernels/vecadd.c",
+        "--config",
+        "tiny",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+        "--arg",
+        "buf:16",
+        "--arg",
+        "buf:16",
+        "--arg",
+        "buf:16",
+        "--arg",
+        "4",
+        "--dump",
+        "arg3",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("parameter 3 is a number, not a buffer"), "{t}");
+    assert!(
+        !t.contains("warp-instructions"),
+        "the kernel ran first: {t}"
+    );
 }
 
 fn write_kernel(dir: &Path, name: &str, body: &str) -> String {
@@ -352,6 +432,140 @@ fn bad_cosim_and_regress_arguments_are_refused_clearly() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         assert!(text(&o).contains(msg), "{args:?}: {}", text(&o));
     }
+}
+
+/// Launch shapes the GPU cannot take are refused before the RTL is built: here no Verilator is
+/// on PATH and the cache is empty, so only a check made before the build can answer.
+#[test]
+fn cosim_refuses_a_bad_launch_before_building_the_rtl() {
+    let dir = tempfile::tempdir().unwrap();
+    let custom = |grid: &'static str, block: &'static str| {
+        vec![
+            "cosim",
+            "kernels/vecadd.c",
+            "--config",
+            "tiny",
+            "--grid",
+            grid,
+            "--block",
+            block,
+            "--arg",
+            "buf:64",
+            "--arg",
+            "buf:64",
+            "--arg",
+            "buf:64",
+            "--arg",
+            "16",
+        ]
+    };
+    for (args, msg) in [
+        (custom("0", "4"), "the grid must have at least one CTA"),
+        (
+            custom("1", "17"),
+            "a CTA of 17 threads does not fit an SM of 4 warps x 4 lanes",
+        ),
+    ] {
+        let o = warpforge_without_verilator(&args, dir.path());
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains(msg), "{args:?}: {t}");
+        assert!(t.contains("--grid"), "names the flags: {t}");
+    }
+}
+
+/// Without Verilator, the binary still runs and says how to install it (it once failed to
+/// build at all: the `verilated` crate's build script required Verilator).
+#[test]
+fn without_verilator_rtl_commands_say_how_to_install_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["cosim", "vecadd", "--config", "tiny"][..],
+        &[
+            "verify",
+            "--config",
+            "tiny",
+            "--kernels",
+            "vecadd",
+            "--quick",
+            "-o",
+            dir.path().join("rtl").to_str().unwrap(),
+        ][..],
+    ] {
+        let o = warpforge_without_verilator(args, dir.path());
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains("scripts/setup.sh --verilator"), "{args:?}: {t}");
+        assert!(!t.contains("panicked"), "{t}");
+    }
+    // The golden model needs no Verilator.
+    let o = warpforge_without_verilator(&["run", "vecadd", "--config", "tiny"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// The main job: Verilog where the user sees it, the lock-step table, and on a second run every
+/// cache reused (Verilog, Verilated model, kernels), said so.
+#[test]
+fn verify_generates_builds_runs_lockstep_and_reuses_its_caches() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rtl");
+    let json = dir.path().join("verify.json");
+    let args = [
+        "verify",
+        "--config",
+        "tiny",
+        "--kernels",
+        "vecadd,divergent_loop",
+        "--mem",
+        "zero,random",
+        "--quick",
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let o = warpforge(&args);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let verilog = out.join("tiny").join("warpforge_top.v");
+    assert!(std::fs::read_to_string(&verilog)
+        .unwrap()
+        .contains("module warpforge_top"));
+    assert!(out.join("tiny").join("files.f").is_file());
+    assert!(t.contains("\nkernel ") && t.contains(" result "), "{t}");
+    assert!(t.contains("IPC/SM"), "{t}");
+    assert!(
+        t.contains("4 passed, 0 failed (4 lock-step runs in "),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("Verilog:     {}", verilog.display())),
+        "{t}"
+    );
+    assert!(t.contains("Next:\n  warpforge cosim "), "{t}");
+    assert!(t.contains("--waves "), "{t}");
+    let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 4);
+
+    // Again: nothing is generated, Verilated or compiled.
+    let o = warpforge(&args);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("from the generator's cache"), "{t}");
+    assert!(t.contains("[2/4] Verilated model: from the cache"), "{t}");
+    assert!(t.contains("[3/4] kernels: 2 from the cache"), "{t}");
+    // cosim reuses the same generated Verilog and model.
+    let o = warpforge(&["cosim", "vecadd", "--config", "tiny"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("RTL model: Verilog from the cache (") && t.contains("; model from the cache ("),
+        "{t}"
+    );
+    assert!(
+        t.contains("IPC per SM") && t.contains("IPC, sum over 1 SM "),
+        "{t}"
+    );
 }
 
 /// The `warpforge cosim` command end to end, with a replay of an idealised GPU in place of the

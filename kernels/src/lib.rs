@@ -144,6 +144,12 @@ impl KernelSpec {
     pub fn elf(&self) -> Result<PathBuf, BuildError> {
         build(&self.source_path(), &default_out_dir())
     }
+
+    /// [`KernelSpec::elf`], also telling whether it was compiled now (`true`) or came from the
+    /// cache.
+    pub fn elf_status(&self) -> Result<(PathBuf, bool), BuildError> {
+        toolchain::build_status(&self.source_path(), &default_out_dir())
+    }
 }
 
 /// Every shipped kernel.

@@ -207,6 +207,11 @@ fn hash_dir(h: &mut Fnv, dir: &Path, exts: &[&str]) -> Result<(), BuildError> {
 /// `runtime/crt0.S`, `runtime/link.ld`, `runtime/libc.c`, [`FLAGS`], the compiler path and the
 /// libgcc used, so an unchanged kernel is not rebuilt (the existing file is returned untouched).
 pub fn build(source: &Path, out_dir: &Path) -> Result<PathBuf, BuildError> {
+    build_status(source, out_dir).map(|(elf, _)| elf)
+}
+
+/// [`build`], also telling whether the compiler ran (`true`) or the ELF came from the cache.
+pub fn build_status(source: &Path, out_dir: &Path) -> Result<(PathBuf, bool), BuildError> {
     let gcc = compiler()?;
     let lib = libgcc(&gcc);
     let dir = kernels_dir();
@@ -237,7 +242,7 @@ pub fn build(source: &Path, out_dir: &Path) -> Result<PathBuf, BuildError> {
         .unwrap_or_else(|| "kernel".to_string());
     let out = out_dir.join(format!("{stem}-{:016x}.elf", h.0));
     if out.is_file() {
-        return Ok(out);
+        return Ok((out, false));
     }
     fs::create_dir_all(out_dir).map_err(|error| BuildError::Io {
         path: out_dir.to_path_buf(),
@@ -283,5 +288,5 @@ pub fn build(source: &Path, out_dir: &Path) -> Result<PathBuf, BuildError> {
         path: out.clone(),
         error,
     })?;
-    Ok(out)
+    Ok((out, true))
 }

@@ -76,7 +76,7 @@ pub enum BuildError {
     #[error("invalid model build: {0}")]
     Invalid(String),
     /// verilator is not installed or could not be run.
-    #[error("verilator not available: {0}")]
+    #[error("Verilator is not installed or cannot be run ({0}): install it with `scripts/setup.sh --verilator` (Debian package `verilator`)")]
     VerilatorNotFound(String),
     /// verilator rejected the design; `message` is verilator's output
     /// (`%Error: file.v:3:5: syntax error, ...`).
