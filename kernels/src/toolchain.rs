@@ -19,6 +19,10 @@ pub const COMPILER_ENV: &str = "WARPFORGE_RISCV_GCC";
 
 /// The gcc flags of every kernel build (the one place they are defined; see kernels/README.md).
 ///
+/// `-march=rv32im_zicsr_zifencei`: under the ISA spec gcc 12 and its assembler default to
+/// (20191213), `rv32im` does not include Zicsr or Zifencei, and without them `csrr` and
+/// `fence.i` (both in docs/isa.md) do not assemble.
+///
 /// Beyond the plain RV32IM/ilp32 freestanding set, three groups keep gcc's output within what
 /// the warpforge loader and SIMT hardware accept:
 /// * `-fno-jump-tables`, `-fno-optimize-sibling-calls`: no `jr` through a register other than
@@ -36,7 +40,7 @@ pub const COMPILER_ENV: &str = "WARPFORGE_RISCV_GCC";
 /// the unused functions of `runtime/libc.c`). libgcc is linked by its full path (see
 /// [`LIBGCC_MULTILIB`]) instead of `-lgcc`.
 pub const FLAGS: &[&str] = &[
-    "-march=rv32im_zicsr",
+    "-march=rv32im_zicsr_zifencei",
     "-mabi=ilp32",
     "-O2",
     "-ffreestanding",
@@ -58,8 +62,8 @@ pub const FLAGS: &[&str] = &[
 ];
 
 /// Flags used only to ask gcc where the rv32im/ilp32 multilib `libgcc.a` is
-/// (`-print-libgcc-file-name`). Debian's gcc 12 does not match `-march=rv32im_zicsr` to the
-/// `rv32im/ilp32` multilib and would link the default (rv64) libgcc with `-lgcc`.
+/// (`-print-libgcc-file-name`). Debian's gcc 12 does not match `-march=rv32im_zicsr_zifencei`
+/// to the `rv32im/ilp32` multilib and would link the default (rv64) libgcc with `-lgcc`.
 pub const LIBGCC_MULTILIB: &[&str] = &["-march=rv32im", "-mabi=ilp32"];
 
 /// Why a kernel could not be built.
