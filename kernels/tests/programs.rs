@@ -32,3 +32,29 @@ fn fence_i_builds_and_is_a_no_op() {
     assert_eq!(run.outcome, RunOutcome::Finished);
     assert_eq!(run.out, [101, 102, 103, 104, 105, 106]);
 }
+
+#[test]
+fn jal_to_the_next_instruction_reads_the_pc() {
+    let elf = build_program("read_pc.S");
+    let run = run_on_model(&elf, 1, 4, 8);
+    assert_eq!(run.outcome, RunOutcome::Finished);
+    let kernel = run
+        .image
+        .functions
+        .iter()
+        .find(|f| f.name == "kernel")
+        .expect("a function named kernel");
+    let pc = run.out[2];
+    assert!(
+        (kernel.start..kernel.end).contains(&pc),
+        "pc 0x{pc:08x} is not in kernel"
+    );
+    const UNTOUCHED: u32 = 0xDEAD_BEEF;
+    assert_eq!(
+        run.out,
+        [UNTOUCHED, UNTOUCHED, pc, pc, UNTOUCHED, UNTOUCHED, pc, pc]
+    );
+    // The pc read is that of the instruction after the jal.
+    let jal = run.image.instr_at(pc - 4).unwrap();
+    assert_eq!(jal, 0x0040_02ef, "jal t0, .+4 before 0x{pc:08x}");
+}
