@@ -4,10 +4,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use common::{run_on_model, temp_dir};
 use warpforge_kernels::build;
-use warpforge_sim::RunOutcome;
+use warpforge_sim::{FaultCause, RunOutcome};
 
 fn program(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -15,10 +16,12 @@ fn program(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Builds `tests/programs/<name>` into a fresh directory.
+/// Builds `tests/programs/<name>` into this process's output directory, shared by the tests
+/// (which run in parallel and may build the same program at the same time, as users' tests do).
 fn build_program(name: &str) -> PathBuf {
-    let out = temp_dir(&format!("programs-{name}"));
-    build(&program(name), &out).unwrap_or_else(|e| panic!("building {name}: {e}"))
+    static OUT: OnceLock<PathBuf> = OnceLock::new();
+    let out = OUT.get_or_init(|| temp_dir("programs"));
+    build(&program(name), out).unwrap_or_else(|e| panic!("building {name}: {e}"))
 }
 
 #[test]
@@ -57,4 +60,42 @@ fn jal_to_the_next_instruction_reads_the_pc() {
     // The pc read is that of the instruction after the jal.
     let jal = run.image.instr_at(pc - 4).unwrap();
     assert_eq!(jal, 0x0040_02ef, "jal t0, .+4 before 0x{pc:08x}");
+}
+
+/// Runs `recursion.c` with `mode` and n = 5 on 2 CTAs of 6 threads (on `tiny`, 4 lanes: a full
+/// and a partial warp each).
+fn recursion(mode: u32) -> common::Run {
+    common::run_on_model_with(&build_program("recursion.c"), 2, 6, 12, &[mode, 5])
+}
+
+#[test]
+fn uniform_recursion_finishes() {
+    let run = recursion(0);
+    assert_eq!(run.outcome, RunOutcome::Finished);
+    assert_eq!(run.out, [15; 12]);
+}
+
+#[test]
+fn uniform_recursion_called_from_divergent_code_finishes() {
+    let run = recursion(1);
+    assert_eq!(run.outcome, RunOutcome::Finished);
+    assert_eq!(run.out, [0, 15, 0, 15, 0, 15, 0, 15, 0, 15, 0, 15]);
+}
+
+#[test]
+fn recursion_to_thread_dependent_depths_faults_at_ret_with_a_hint() {
+    let run = recursion(2);
+    let RunOutcome::Fault(fault) = run.outcome else {
+        panic!("expected a fault, got {:?}", run.outcome);
+    };
+    assert_eq!(fault.cause, FaultCause::DivergentJump);
+    let f = run.image.function_at(fault.pc).unwrap();
+    assert_eq!(f.name, "sum_to");
+    let instr = run.image.instr_at(fault.pc);
+    assert_eq!(instr, Some(0x0000_8067), "the fault is at sum_to's ret");
+    let hint = fault
+        .hint(instr)
+        .expect("a hint for divergent-jump at a ret");
+    assert!(hint.contains("recursion"), "{hint}");
+    assert!(hint.contains("docs/isa.md §4.1"), "{hint}");
 }

@@ -32,6 +32,17 @@ pub struct Run {
 /// parameter buffer holds one word, the address of an output buffer of `out_words` words that
 /// starts filled with 0xDEADBEEF.
 pub fn run_on_model(elf: &Path, grid: u32, block: u32, out_words: usize) -> Run {
+    run_on_model_with(elf, grid, block, out_words, &[])
+}
+
+/// [`run_on_model`] with `params` after the output buffer's address in the parameter buffer.
+pub fn run_on_model_with(
+    elf: &Path,
+    grid: u32,
+    block: u32,
+    out_words: usize,
+    params: &[u32],
+) -> Run {
     let image = warpforge_loader::load_elf_file(elf)
         .unwrap_or_else(|e| panic!("loading {}: {e}", elf.display()));
     let cfg = GpuConfig::tiny();
@@ -41,8 +52,12 @@ pub fn run_on_model(elf: &Path, grid: u32, block: u32, out_words: usize) -> Run 
         .flatten()
         .collect();
     gpu.write(out, &fill).unwrap();
-    let param = gpu.alloc(4).unwrap();
-    gpu.write(param, &out.to_le_bytes()).unwrap();
+    let words: Vec<u8> = std::iter::once(out)
+        .chain(params.iter().copied())
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let param = gpu.alloc(words.len() as u32).unwrap();
+    gpu.write(param, &words).unwrap();
     gpu.launch(grid, block, param).unwrap();
     let outcome = gpu.run(1_000_000);
     let out = gpu
