@@ -4,9 +4,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
-use common::{run_on_model, temp_dir};
+use common::run_on_model;
 use warpforge_kernels::build;
 use warpforge_sim::{FaultCause, RunOutcome};
 
@@ -16,12 +15,12 @@ fn program(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Builds `tests/programs/<name>` into this process's output directory, shared by the tests
-/// (which run in parallel and may build the same program at the same time, as users' tests do).
+/// Builds `tests/programs/<name>` into cargo's temporary directory for integration tests (kept
+/// between runs, so the build cache is used), shared by the tests, which run in parallel and
+/// may build the same program at the same time.
 fn build_program(name: &str) -> PathBuf {
-    static OUT: OnceLock<PathBuf> = OnceLock::new();
-    let out = OUT.get_or_init(|| temp_dir("programs"));
-    build(&program(name), out).unwrap_or_else(|e| panic!("building {name}: {e}"))
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("programs");
+    build(&program(name), &out).unwrap_or_else(|e| panic!("building {name}: {e}"))
 }
 
 #[test]
