@@ -67,6 +67,8 @@ pub fn commit_line(c: &Commit, image: &KernelImage, lanes: u32) -> String {
     s
 }
 
+/// The fault as a user reads it: SM, warp, pc with its function, cause, address, lane and
+/// instruction; then, on a second line, the hint of [`Fault::hint`] where there is one.
 pub fn fault_line(f: &Fault, image: &KernelImage) -> String {
     let mut s = format!(
         "fault on SM {}, warp {}, pc {}: {}",
@@ -81,8 +83,12 @@ pub fn fault_line(f: &Fault, image: &KernelImage) -> String {
     if let Some(l) = f.lane {
         let _ = write!(s, " in lane {l}");
     }
-    if let Some(w) = image.instr_at(f.pc) {
+    let instr = image.instr_at(f.pc);
+    if let Some(w) = instr {
         let _ = write!(s, "; instruction: {}", disassemble(w, f.pc));
+    }
+    if let Some(hint) = f.hint(instr) {
+        let _ = write!(s, "\n  hint: {hint}");
     }
     s
 }

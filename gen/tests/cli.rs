@@ -324,6 +324,37 @@ fn a_faulting_kernel_names_sm_warp_pc_and_cause() {
 }
 
 #[test]
+fn a_recursion_whose_threads_reach_different_depths_faults_with_a_hint() {
+    // Every thread computes sum_to(gtid) recursively: threads at different depths meet at
+    // sum_to's ret (docs/isa.md §4.1). The fault line says what usually causes it.
+    let o = warpforge(&[
+        "run",
+        "kernels/tests/programs/recursion.c",
+        "--config",
+        "tiny",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+        "--arg",
+        "buf:16",
+        "--arg",
+        "2",
+        "--arg",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("fault on SM 0, warp 0, pc 0x"), "{t}");
+    assert!(t.contains("<sum_to+0x"), "{t}");
+    assert!(t.contains("divergent-jump"), "{t}");
+    assert!(t.contains("instruction: ret"), "{t}");
+    assert!(t.contains("hint: "), "{t}");
+    assert!(t.contains("different depths of a recursion"), "{t}");
+    assert!(t.contains("docs/isa.md §4.1"), "{t}");
+}
+
+#[test]
 fn disassembly_shows_reconvergence_points() {
     let o = warpforge(&["disasm", "nested_divergence"]);
     assert!(o.status.success(), "{}", text(&o));

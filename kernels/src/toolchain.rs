@@ -1,5 +1,6 @@
 //! Building a kernel: `riscv64-unknown-elf-gcc` with the flags in [`FLAGS`], the start-up code,
-//! the linker script and the small libc of `kernels/runtime/`, cached by a hash of every input.
+//! the linker script and the small libc of `kernels/runtime/`, cached by a hash of the flags and
+//! of every file the compiler and linker read (see [`build`]).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -18,6 +19,10 @@ pub const COMPILER_ENV: &str = "WARPFORGE_RISCV_GCC";
 
 /// The gcc flags of every kernel build (the one place they are defined; see kernels/README.md).
 ///
+/// `-march=rv32im_zicsr_zifencei`: under the ISA spec gcc 12 and its assembler default to
+/// (20191213), `rv32im` does not include Zicsr or Zifencei, and without them `csrr` and
+/// `fence.i` (both in docs/isa.md) do not assemble.
+///
 /// Beyond the plain RV32IM/ilp32 freestanding set, three groups keep gcc's output within what
 /// the warpforge loader and SIMT hardware accept:
 /// * `-fno-jump-tables`, `-fno-optimize-sibling-calls`: no `jr` through a register other than
@@ -35,7 +40,7 @@ pub const COMPILER_ENV: &str = "WARPFORGE_RISCV_GCC";
 /// the unused functions of `runtime/libc.c`). libgcc is linked by its full path (see
 /// [`LIBGCC_MULTILIB`]) instead of `-lgcc`.
 pub const FLAGS: &[&str] = &[
-    "-march=rv32im_zicsr",
+    "-march=rv32im_zicsr_zifencei",
     "-mabi=ilp32",
     "-O2",
     "-ffreestanding",
@@ -57,8 +62,8 @@ pub const FLAGS: &[&str] = &[
 ];
 
 /// Flags used only to ask gcc where the rv32im/ilp32 multilib `libgcc.a` is
-/// (`-print-libgcc-file-name`). Debian's gcc 12 does not match `-march=rv32im_zicsr` to the
-/// `rv32im/ilp32` multilib and would link the default (rv64) libgcc with `-lgcc`.
+/// (`-print-libgcc-file-name`). Debian's gcc 12 does not match `-march=rv32im_zicsr_zifencei`
+/// to the `rv32im/ilp32` multilib and would link the default (rv64) libgcc with `-lgcc`.
 pub const LIBGCC_MULTILIB: &[&str] = &["-march=rv32im", "-mabi=ilp32"];
 
 /// Why a kernel could not be built.
@@ -88,6 +93,11 @@ pub enum BuildError {
         stderr: String,
         command: String,
     },
+    #[error(
+        "the inputs of {kernel} kept changing while it was being built ({ATTEMPTS} attempts): \
+         build again once they are saved"
+    )]
+    InputsChanging { kernel: PathBuf },
 }
 
 /// Absolute path of the `kernels/` directory (sources, `include/`, `runtime/`).
@@ -180,32 +190,36 @@ fn read(path: &Path) -> Result<Vec<u8>, BuildError> {
     })
 }
 
-/// Hash the files of `dir` whose extension is in `exts` (sorted by name), if `dir` exists.
-fn hash_dir(h: &mut Fnv, dir: &Path, exts: &[&str]) -> Result<(), BuildError> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && p.extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| exts.contains(&e))
-        })
-        .collect();
-    files.sort();
-    for f in files {
-        h.item(f.file_name().unwrap_or_default().as_encoded_bytes());
-        h.item(&read(&f)?);
-    }
-    Ok(())
-}
+/// Where the dependency manifests live, inside the output directory.
+const MANIFEST_DIR: &str = ".deps";
+/// First line of a manifest (a different version is ignored: the kernel is rebuilt).
+const MANIFEST_HEADER: &str = "warpforge-kernel-deps 1";
+/// How many times a build starts over when an input changes while gcc runs.
+const ATTEMPTS: usize = 3;
 
 /// Compile and link one kernel (a `.c` or `.S` file) into an ELF in `out_dir`, named
-/// `<stem>-<hash>.elf`. The hash covers the source, the `.h` files beside it, `include/`,
-/// `runtime/crt0.S`, `runtime/link.ld`, `runtime/libc.c`, [`FLAGS`], the compiler path and the
-/// libgcc used, so an unchanged kernel is not rebuilt (the existing file is returned untouched).
+/// `<stem>-<hash>.elf`, and return its path.
+///
+/// The hash covers the *recipe* — [`FLAGS`], the compiler path, the libgcc used, the paths of
+/// `include/` and `runtime/link.ld`, the source's canonical path — and the path and contents
+/// of every file the build reads: what `gcc -M` lists for `runtime/crt0.S`, `runtime/libc.c`
+/// and the source (the files themselves and everything they `#include`, `.h`, `.c` or `.S`,
+/// system headers too), plus `link.ld` and `libgcc.a`. An unchanged kernel is not rebuilt:
+/// the existing file is returned untouched.
+///
+/// The dependency list of the last build of a recipe is kept in a small manifest
+/// (`out_dir/.deps/<stem>-<recipe hash>.deps`, one path a line). A call reads the manifest,
+/// hashes the listed files as they are now and returns the ELF of that hash if it exists,
+/// without running gcc. Otherwise (no manifest, a listed file gone, no such ELF) it runs
+/// `gcc -M` for the current dependency list, hashes, compiles and links under a temporary
+/// name, checks that no input changed meanwhile (else it starts over, a few times at most),
+/// renames the ELF into place and rewrites the manifest. Both are written under unique
+/// temporary names and renamed, so concurrent builds of the same kernel (parallel tests)
+/// never see a half-written file.
+///
+/// What the cache cannot see: a header created where it would shadow the one gcc found last
+/// time (earlier in the include search path) is not in the manifest; delete `out_dir/.deps` to
+/// make the next build ask gcc again.
 pub fn build(source: &Path, out_dir: &Path) -> Result<PathBuf, BuildError> {
     build_status(source, out_dir).map(|(elf, _)| elf)
 }
@@ -215,78 +229,353 @@ pub fn build_status(source: &Path, out_dir: &Path) -> Result<(PathBuf, bool), Bu
     let gcc = compiler()?;
     let lib = libgcc(&gcc);
     let dir = kernels_dir();
-    let include = dir.join("include");
     let runtime = dir.join("runtime");
-    let crt0 = runtime.join("crt0.S");
-    let link_ld = runtime.join("link.ld");
-    let libc = runtime.join("libc.c");
+    let inputs = Inputs {
+        include: dir.join("include"),
+        link_ld: runtime.join("link.ld"),
+        crt0: runtime.join("crt0.S"),
+        libc: runtime.join("libc.c"),
+        lib,
+        gcc,
+        source: source.to_path_buf(),
+    };
+    let canonical = fs::canonicalize(source).map_err(|error| BuildError::Io {
+        path: source.to_path_buf(),
+        error,
+    })?;
 
-    let mut h = Fnv::new();
+    let mut recipe = Fnv::new();
     for flag in FLAGS {
-        h.item(flag.as_bytes());
+        recipe.item(flag.as_bytes());
     }
-    h.item(gcc.as_os_str().as_encoded_bytes());
-    h.item(lib.as_bytes());
-    h.item(&read(source)?);
-    if let Some(src_dir) = source.parent() {
-        hash_dir(&mut h, src_dir, &["h"])?;
+    for p in [
+        inputs.gcc.as_os_str(),
+        inputs.include.as_os_str(),
+        inputs.link_ld.as_os_str(),
+        canonical.as_os_str(),
+    ] {
+        recipe.item(p.as_encoded_bytes());
     }
-    hash_dir(&mut h, &include, &["h"])?;
-    for f in [&crt0, &link_ld, &libc] {
-        h.item(&read(f)?);
-    }
+    recipe.item(inputs.lib.as_bytes());
 
     let stem = source
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "kernel".to_string());
-    let out = out_dir.join(format!("{stem}-{:016x}.elf", h.0));
-    if out.is_file() {
-        return Ok((out, false));
-    }
-    fs::create_dir_all(out_dir).map_err(|error| BuildError::Io {
-        path: out_dir.to_path_buf(),
-        error,
-    })?;
+    let elf_path = |hash: u64| out_dir.join(format!("{stem}-{hash:016x}.elf"));
+    let manifest = out_dir
+        .join(MANIFEST_DIR)
+        .join(format!("{stem}-{:016x}.deps", recipe.0));
 
-    // Build under a unique temporary name and rename: concurrent builds of the same kernel
-    // (parallel tests) never see a half-written ELF.
+    // Cache hit: the files of the last build, as they are now, name an existing ELF.
+    if let Some(deps) = read_manifest(&manifest) {
+        if let Ok(hash) = hash_inputs(recipe, &deps) {
+            let out = elf_path(hash);
+            if out.is_file() {
+                return Ok((out, false));
+            }
+        }
+    }
+
+    for _ in 0..ATTEMPTS {
+        let deps = inputs.dependencies()?;
+        let hash = hash_inputs(recipe, &deps)?;
+        let out = elf_path(hash);
+        let compiled = !out.is_file();
+        let tmp = if !compiled {
+            None
+        } else {
+            Some(inputs.compile(out_dir, &format!("{stem}-{hash:016x}"))?)
+        };
+        // An input edited while gcc ran: the ELF may hold either version, so it must not be
+        // filed under this hash.
+        if hash_inputs(recipe, &deps).ok() != Some(hash) {
+            if let Some(tmp) = tmp {
+                let _ = fs::remove_file(tmp);
+            }
+            continue;
+        }
+        if let Some(tmp) = tmp {
+            fs::rename(&tmp, &out).map_err(|error| BuildError::Io {
+                path: out.clone(),
+                error,
+            })?;
+        }
+        write_manifest(&manifest, &deps)?;
+        return Ok((out, compiled));
+    }
+    Err(BuildError::InputsChanging {
+        kernel: source.to_path_buf(),
+    })
+}
+
+/// The fixed inputs of a build and the source.
+struct Inputs {
+    gcc: PathBuf,
+    /// The libgcc argument: a path, or `-lgcc`.
+    lib: String,
+    include: PathBuf,
+    link_ld: PathBuf,
+    crt0: PathBuf,
+    libc: PathBuf,
+    source: PathBuf,
+}
+
+impl Inputs {
+    /// Every file the build reads, absolute, sorted, without duplicates: `gcc -M` (preprocess
+    /// only, make rules on stdout) over the three sources, plus the linker script and libgcc.
+    ///
+    /// One `-M` command for all sources, rather than `-MD` in the compile command: with several
+    /// sources, gcc 12 writes each one's `.d` file to the same name, so only the last survives.
+    fn dependencies(&self) -> Result<Vec<PathBuf>, BuildError> {
+        let mut cmd = Command::new(&self.gcc);
+        cmd.args(FLAGS)
+            .arg("-I")
+            .arg(&self.include)
+            .arg("-M")
+            .arg(&self.crt0)
+            .arg(&self.libc)
+            .arg(&self.source);
+        let output = self.run(cmd)?;
+        let cwd = std::env::current_dir().map_err(|error| BuildError::Io {
+            path: PathBuf::from("."),
+            error,
+        })?;
+        let mut deps: Vec<PathBuf> = parse_make_deps(&String::from_utf8_lossy(&output.stdout))
+            .into_iter()
+            .map(|p| cwd.join(p))
+            .collect();
+        deps.push(cwd.join(&self.link_ld));
+        if Path::new(&self.lib).is_absolute() {
+            deps.push(PathBuf::from(&self.lib));
+        }
+        deps.sort();
+        deps.dedup();
+        Ok(deps)
+    }
+
+    /// Compiles and links into a unique temporary file in `out_dir` and returns its path.
+    fn compile(&self, out_dir: &Path, name: &str) -> Result<PathBuf, BuildError> {
+        fs::create_dir_all(out_dir).map_err(|error| BuildError::Io {
+            path: out_dir.to_path_buf(),
+            error,
+        })?;
+        let tmp = temp_name(out_dir, name);
+        let mut cmd = Command::new(&self.gcc);
+        cmd.args(FLAGS)
+            .arg("-I")
+            .arg(&self.include)
+            .arg("-T")
+            .arg(&self.link_ld)
+            .arg(&self.crt0)
+            .arg(&self.libc)
+            .arg(&self.source)
+            .arg(&self.lib)
+            .arg("-o")
+            .arg(&tmp);
+        if let Err(e) = self.run(cmd) {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(tmp)
+    }
+
+    /// Runs `cmd`; a failure is [`BuildError::Compile`] with gcc's diagnostics.
+    fn run(&self, mut cmd: Command) -> Result<std::process::Output, BuildError> {
+        let command = format!("{cmd:?}");
+        let output = cmd.output().map_err(|error| BuildError::Spawn {
+            compiler: self.gcc.clone(),
+            error,
+        })?;
+        if !output.status.success() {
+            return Err(BuildError::Compile {
+                kernel: self.source.clone(),
+                status: output.status.to_string(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                command,
+            });
+        }
+        Ok(output)
+    }
+}
+
+/// A hidden name in `dir`, unique across processes and calls, for a file that is renamed into
+/// place once complete.
+fn temp_name(dir: &Path, name: &str) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let tmp = out_dir.join(format!(
-        ".{stem}-{:016x}.{}.{}.tmp",
-        h.0,
+    dir.join(format!(
+        ".{name}.{}.{}.tmp",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let mut cmd = Command::new(&gcc);
-    cmd.args(FLAGS)
-        .arg("-I")
-        .arg(&include)
-        .arg("-T")
-        .arg(&link_ld)
-        .arg(&crt0)
-        .arg(&libc)
-        .arg(source)
-        .arg(&lib)
-        .arg("-o")
-        .arg(&tmp);
-    let command = format!("{cmd:?}");
-    let output = cmd.output().map_err(|error| BuildError::Spawn {
-        compiler: gcc.clone(),
-        error,
-    })?;
-    if !output.status.success() {
-        let _ = fs::remove_file(&tmp);
-        return Err(BuildError::Compile {
-            kernel: source.to_path_buf(),
-            status: output.status.to_string(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            command,
-        });
+    ))
+}
+
+/// The recipe hash extended with the path and contents of every dependency. Fails on the
+/// first file that cannot be read.
+fn hash_inputs(recipe: Fnv, deps: &[PathBuf]) -> Result<u64, BuildError> {
+    let mut h = recipe;
+    h.item(&(deps.len() as u64).to_le_bytes());
+    for d in deps {
+        h.item(d.as_os_str().as_encoded_bytes());
+        h.item(&read(d)?);
     }
-    fs::rename(&tmp, &out).map_err(|error| BuildError::Io {
-        path: out.clone(),
-        error,
-    })?;
-    Ok((out, true))
+    Ok(h.0)
+}
+
+/// The dependency list of a manifest, or `None` if it is missing or not in the current format.
+fn read_manifest(path: &Path) -> Option<Vec<PathBuf>> {
+    let text = fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    if lines.next() != Some(MANIFEST_HEADER) {
+        return None;
+    }
+    let deps: Vec<PathBuf> = lines.map(PathBuf::from).collect();
+    (!deps.is_empty()).then_some(deps)
+}
+
+/// Writes the manifest atomically. A dependency whose path cannot be written as one line of
+/// UTF-8 leaves no manifest: every build of that kernel then asks gcc again, which is slower
+/// but still correct.
+fn write_manifest(path: &Path, deps: &[PathBuf]) -> Result<(), BuildError> {
+    let mut text = format!("{MANIFEST_HEADER}\n");
+    for d in deps {
+        match d.to_str() {
+            Some(s) if !s.contains(['\n', '\r']) => {
+                text.push_str(s);
+                text.push('\n');
+            }
+            _ => {
+                let _ = fs::remove_file(path);
+                return Ok(());
+            }
+        }
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| BuildError::Io { path, error }
+    };
+    let dir = path.parent().expect("a manifest lives in a directory");
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = temp_name(dir, &name);
+    fs::write(&tmp, text).map_err(io(&tmp))?;
+    fs::rename(&tmp, path).map_err(|error| {
+        let _ = fs::remove_file(&tmp);
+        BuildError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    })
+}
+
+/// The prerequisites of the make rules that `gcc -M` prints, unescaped; the targets (words
+/// ending in an unescaped `:`) are dropped.
+///
+/// gcc's escaping (libcpp `mkdeps.cc`): a space or tab in a name is written with a backslash
+/// before it (and the backslashes just before it doubled), `#` as `\#`, `$` as `$$`; a line
+/// ends in ` \` when the rule continues on the next one. Any other backslash is literal.
+fn parse_make_deps(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut words: Vec<(String, bool)> = Vec::new();
+    let mut word = String::new();
+    // Whether the word's last character is a `:` that was not escaped.
+    let mut colon_last = false;
+    let end_word = |word: &mut String, colon_last: &mut bool, words: &mut Vec<(String, bool)>| {
+        if !word.is_empty() {
+            words.push((std::mem::take(word), *colon_last));
+        }
+        *colon_last = false;
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                let run = chars[i..].iter().take_while(|&&c| c == '\\').count();
+                i += run;
+                match chars.get(i) {
+                    Some(' ' | '\t') => {
+                        // 2n+1 backslashes: n backslashes and a space in the name; 2n: n
+                        // backslashes ending the name.
+                        word.extend(std::iter::repeat_n('\\', run / 2));
+                        if run % 2 == 1 {
+                            word.push(chars[i]);
+                            i += 1;
+                        }
+                    }
+                    Some('\n') => {
+                        // Line continuation.
+                        word.extend(std::iter::repeat_n('\\', run - 1));
+                        end_word(&mut word, &mut colon_last, &mut words);
+                        i += 1;
+                    }
+                    Some('\r') if chars.get(i + 1) == Some(&'\n') => {
+                        word.extend(std::iter::repeat_n('\\', run - 1));
+                        end_word(&mut word, &mut colon_last, &mut words);
+                        i += 2;
+                    }
+                    Some('#') => {
+                        word.extend(std::iter::repeat_n('\\', run - 1));
+                        word.push('#');
+                        i += 1;
+                    }
+                    _ => word.extend(std::iter::repeat_n('\\', run)),
+                }
+                colon_last = false;
+            }
+            '$' if chars.get(i + 1) == Some(&'$') => {
+                word.push('$');
+                colon_last = false;
+                i += 2;
+            }
+            ' ' | '\t' | '\n' | '\r' => {
+                end_word(&mut word, &mut colon_last, &mut words);
+                i += 1;
+            }
+            c => {
+                word.push(c);
+                colon_last = c == ':';
+                i += 1;
+            }
+        }
+    }
+    end_word(&mut word, &mut colon_last, &mut words);
+    words
+        .into_iter()
+        .filter(|(_, target)| !target)
+        .map(|(w, _)| w)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_make_deps;
+
+    #[test]
+    fn make_rules_are_unescaped() {
+        let text = "crt0.o: runtime/crt0.S\n\
+                    libc.o: runtime/libc.c \\\n /usr/include/stdint.h\n\
+                    k\\#1.o: /tmp/wf\\ dep/k\\#1.c /tmp/wf\\ dep/inc\\ lude.c include/warpforge.h \\\r\n \
+                    /a/cost$$.h /b/back\\\\\\ slash.c /c/dir\\\\ /d/plain\\x.c\n";
+        assert_eq!(
+            parse_make_deps(text),
+            [
+                "runtime/crt0.S",
+                "runtime/libc.c",
+                "/usr/include/stdint.h",
+                "/tmp/wf dep/k#1.c",
+                "/tmp/wf dep/inc lude.c",
+                "include/warpforge.h",
+                "/a/cost$.h",
+                "/b/back\\ slash.c",
+                "/c/dir\\",
+                "/d/plain\\x.c",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_target_on_its_own_line_is_dropped() {
+        assert_eq!(parse_make_deps("k.o: \\\n a.c \\\n b.h\n"), ["a.c", "b.h"]);
+        assert!(parse_make_deps("").is_empty());
+    }
 }

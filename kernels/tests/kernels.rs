@@ -1,9 +1,12 @@
 //! Build every shipped kernel with the installed compiler and check the ELFs against the rules
 //! of docs/isa.md and the loader; check the cases every kernel produces.
 
+mod common;
+
+use common::temp_dir;
 use std::collections::HashSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use warpforge_kernels::{all, build, by_name, BuildError, Case, Limits, Param};
 
 const TINY: Limits = Limits {
@@ -21,17 +24,6 @@ const FERMI: Limits = Limits {
     max_block: 1536,
     smem_bytes: 64 * 1024,
 };
-
-/// A fresh, empty directory under the system temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "warpforge-kernels-test-{}-{name}",
-        std::process::id()
-    ));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 // ---- a minimal ELF32 reader --------------------------------------------------------------
 
@@ -313,8 +305,23 @@ fn the_cache_avoids_a_rebuild() {
     let second = build(&source, &dir).unwrap();
     assert_eq!(first, second);
     assert_eq!(fs::metadata(&second).unwrap().modified().unwrap(), mtime);
-    let elfs = fs::read_dir(&dir).unwrap().count();
-    assert_eq!(elfs, 1, "one file, no temporaries left");
+    let names = |d: &Path| -> Vec<String> {
+        fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect()
+    };
+    // One ELF and the hidden directory of dependency manifests (one), no temporaries left.
+    let mut top = names(&dir);
+    top.sort();
+    assert_eq!(top.len(), 2, "{top:?}");
+    assert_eq!(top[0], ".deps");
+    assert!(top[1].ends_with(".elf"), "{top:?}");
+    let manifests = names(&dir.join(".deps"));
+    assert!(
+        manifests.len() == 1 && manifests[0].ends_with(".deps"),
+        "{manifests:?}"
+    );
 
     // A changed source gets a different name.
     let copy = dir.join("vecadd.c");

@@ -1,7 +1,9 @@
 //! Functions, control-flow graphs and reconvergence points (docs/loader.md §3–§4).
 //!
 //! 1. Discovery: from the entry and the given function starts, everything reachable is walked
-//!    (calls included); the targets of reachable `jal rd≠0` become function starts too.
+//!    (calls included); the targets of reachable calls (`jal ra`, except to `pc + 4`) become
+//!    function starts too. `jal rd≠x0, pc + 4` reads the pc and falls through; `jal`
+//!    with another link register is a jump that writes `rd`, allowed within the function.
 //! 2. Every function gets a CFG at instruction granularity, with a virtual exit node that all
 //!    exits (`ret`, `wf.exit`, `ecall`, `ebreak`, undecodable words, control transfers out of
 //!    the text, which fault when fetched) lead to.
@@ -35,7 +37,10 @@ enum Flow {
     Branch(Option<u32>),
     /// `jal x0`: the target only.
     Jump(u32),
-    /// `jal rd≠0` (with its target) or `jalr rd≠0` (indirect call): continues at pc + 4.
+    /// `jal rd, target` with `rd` neither `x0` nor `ra` (and `target ≠ pc + 4`): a jump that
+    /// also writes `pc + 4` to `rd`. Not a call (only `jal ra` is); allowed inside the function.
+    LinkedJump { rd: u8, target: u32 },
+    /// `jal ra` (with its target) or `jalr rd≠0` (indirect call): continues at pc + 4.
     Call(Option<u32>),
     /// `jalr x0, 0(ra)`.
     Ret,
@@ -67,8 +72,13 @@ fn flow(instr: Option<Instr>, pc: u32) -> Flow {
                 Flow::Stop
             } else if rd == 0 {
                 Flow::Jump(t)
-            } else {
+            } else if t == pc.wrapping_add(4) {
+                // `jal rd, 1f; 1:` reads the pc: it writes pc + 4 to rd and falls through.
+                Flow::Next
+            } else if rd == reg::RA {
                 Flow::Call(Some(t))
+            } else {
+                Flow::LinkedJump { rd, target: t }
             }
         }
         Some(i @ Instr::Jalr { rd: 0, rs1, imm }) => {
@@ -137,7 +147,8 @@ pub(crate) fn analyse(
     Ok((functions, sidecar))
 }
 
-/// Step 1: the targets of every `jal rd≠0` reachable from the entry or a known function.
+/// Step 1: the targets of every call (`jal ra` to anywhere but `pc + 4`) reachable from the
+/// entry or a known function.
 fn call_targets(text: &Text, entry: u32, symbols: &[Symbol]) -> Vec<u32> {
     let mut seen = vec![false; text.instrs.len()];
     let mut stack = Vec::new();
@@ -162,7 +173,7 @@ fn call_targets(text: &Text, entry: u32, symbols: &[Symbol]) -> Vec<u32> {
                 push(next, &mut stack);
                 push(t, &mut stack);
             }
-            Flow::Jump(t) => push(t, &mut stack),
+            Flow::Jump(t) | Flow::LinkedJump { target: t, .. } => push(t, &mut stack),
             Flow::Call(Some(t)) => {
                 if text.index(t).is_some() {
                     calls.push(t);
@@ -297,7 +308,8 @@ fn analyse_function(
         // Successor pcs and how to describe leaving the function through each.
         let mut targets: [(u32, &'static str); 2] = [(NONE, ""); 2];
         let mut to_exit = false;
-        match flow(instr, pc) {
+        let fl = flow(instr, pc);
+        match fl {
             Flow::Next | Flow::Call(_) => targets[0] = (next, "execution"),
             Flow::Branch(t) => {
                 nodes[v as usize].is_branch = true;
@@ -308,9 +320,22 @@ fn analyse_function(
                     }
                 }
             }
-            Flow::Jump(t) => {
+            Flow::Jump(t) | Flow::LinkedJump { target: t, .. } => {
                 if slot(t).is_some() || text.index(t).is_none() {
                     targets[0] = (t, "the jump");
+                } else if let Flow::LinkedJump { rd, .. } = fl {
+                    note(
+                        LoadError::LinkedJump {
+                            addr: pc,
+                            target: t,
+                            rd,
+                            reg: REG_NAMES[rd as usize],
+                            function: f.name.clone(),
+                            location: location(pc),
+                            target_location: location(t),
+                        },
+                        pc,
+                    );
                 } else {
                     note(
                         LoadError::TailJump {

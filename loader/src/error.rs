@@ -139,6 +139,25 @@ pub enum LoadError {
     },
 
     #[error(
+        "`jal {reg}, {target_location}` at {location} links in {reg}, not ra, and leaves \
+         function {function}: the loader takes only `jal ra` for a call, so this is a jump out \
+         of the function, which may only be left by ret or a call. To call a function, use \
+         `call` (jal ra) and return with `ret` (not through another register, as gcc's \
+         -msave-restore does); `jal {reg}` is accepted to an address inside the same function \
+         (a jump that also writes pc + 4 to {reg}), and `jal {reg}, 1f` followed by `1:` reads \
+         the pc"
+    )]
+    LinkedJump {
+        addr: u32,
+        target: u32,
+        rd: u8,
+        reg: &'static str,
+        function: String,
+        location: String,
+        target_location: String,
+    },
+
+    #[error(
         "indirect jump `jalr zero, {offset}({reg})` at {location} in function {function}: only \
          `ret` (jalr zero, 0(ra)) may jump through a register without linking, because the \
          loader cannot know where the threads reconverge; this is usually a switch jump table: \

@@ -293,6 +293,71 @@ fn tail_jump_to_another_function_is_refused() {
 }
 
 #[test]
+fn jal_to_the_next_instruction_reads_the_pc_and_falls_through() {
+    // `jal t0, 1f; 1:` (the usual way to read the pc in assembly), inside a divergent if, in a
+    // function that calls another: not a call, so `next` starts no function and the branch
+    // reconverges at the join. The same with ra as the link register.
+    for link in [T0, RA] {
+        let mut a = Asm::new();
+        a.label("main").call("f").exit();
+        a.label("f").label("br").beq(A0, ZERO, "join");
+        a.jal(link, "next");
+        a.label("next").sw(link, 0, A1);
+        a.label("join").ret();
+        let k = load(&a, "main", &[]).unwrap();
+        let starts: Vec<u32> = k.functions.iter().map(|f| f.start).collect();
+        assert_eq!(starts, vec![0, a.addr("f")], "link register x{link}");
+        assert_eq!(
+            sidecars(&k),
+            vec![(a.addr("br"), Reconvergence::At(a.addr("join")))],
+            "link register x{link}"
+        );
+    }
+}
+
+#[test]
+fn jal_with_a_link_register_other_than_ra_is_a_jump_inside_the_function() {
+    // `jal t0, join` skips the dead word after it: a jump that also writes t0, not a call.
+    let mut a = Asm::new();
+    a.label("f").label("br").beq(A0, ZERO, "else");
+    a.addi(A1, A1, 1).jal(T0, "join");
+    a.word(0); // never executed: not a successor of the jal
+    a.label("else").addi(A1, A1, 2);
+    a.label("join").addi(A2, T0, 0).exit();
+    let k = load(&a, "f", &[]).unwrap();
+    assert_eq!(k.functions.len(), 1);
+    assert_eq!(
+        sidecars(&k),
+        vec![(a.addr("br"), Reconvergence::At(a.addr("join")))]
+    );
+}
+
+#[test]
+fn jal_with_a_link_register_other_than_ra_out_of_the_function_is_refused() {
+    // A call through t0 (as gcc's -msave-restore emits): the loader takes only jal ra for a
+    // call, so this is a jump out of the function, and the message says so.
+    let mut a = Asm::new();
+    a.label("main").label("jump").jal(T0, "g").exit();
+    a.label("g").ret();
+    let err = load(&a, "main", &["g"]).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::LinkedJump { addr, target, rd: T0, .. }
+            if *addr == a.addr("jump") && *target == a.addr("g")),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    for part in [
+        "`jal t0, 0x00000008 <fn_00000008>` at 0x00000000 <fn_00000000>",
+        "links in t0, not ra",
+        "leaves function fn_00000000",
+        "call",
+        "`jal t0, 1f` followed by `1:`",
+    ] {
+        assert!(msg.contains(part), "{part:?} not in: {msg}");
+    }
+}
+
+#[test]
 fn falling_off_the_end_of_a_function_is_refused() {
     let mut a = Asm::new();
     a.label("main").call("f").exit();

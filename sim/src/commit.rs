@@ -108,6 +108,24 @@ pub struct Fault {
     pub addr: Option<u32>,
 }
 
+/// The hint of a `divergent-jump` at a `ret` (see [`Fault::hint`]).
+pub const RECURSION_HINT: &str = "the active threads return to different addresses: threads at \
+     different depths of a recursion met at this ret, because the threads of the warp disagree \
+     about a recursive call (e.g. a recursion depth that depends on the thread). Recursion \
+     reconverges only when every active thread makes the same calls: see docs/isa.md §4.1";
+
+impl Fault {
+    /// What usually causes this fault and where the rule is documented, for reports to users;
+    /// `instr` is the faulting instruction word, if there is one. `divergent-jump` at a `ret`
+    /// gets [`RECURSION_HINT`]; other faults have none.
+    pub fn hint(&self, instr: Option<u32>) -> Option<&'static str> {
+        let at_ret = instr
+            .and_then(|w| warpforge_isa::decode(w).ok())
+            .is_some_and(|i| i.is_return());
+        (self.cause == FaultCause::DivergentJump && at_ret).then_some(RECURSION_HINT)
+    }
+}
+
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -122,5 +140,29 @@ impl fmt::Display for Fault {
             write!(f, " in lane {l}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn divergent_jump_at_a_ret_hints_at_recursion() {
+        let fault = |cause| Fault {
+            sm: 0,
+            warp: 0,
+            pc: 0x40,
+            cause,
+            lane: Some(1),
+            addr: None,
+        };
+        const RET: u32 = 0x0000_8067; // jalr x0, 0(ra)
+        const JR_A5: u32 = 0x0007_8067; // jalr x0, 0(a5)
+        let hint = fault(FaultCause::DivergentJump).hint(Some(RET)).unwrap();
+        assert!(hint.contains("recursion") && hint.contains("docs/isa.md §4.1"));
+        assert_eq!(fault(FaultCause::DivergentJump).hint(Some(JR_A5)), None);
+        assert_eq!(fault(FaultCause::DivergentJump).hint(None), None);
+        assert_eq!(fault(FaultCause::MisalignedLoad).hint(Some(RET)), None);
     }
 }

@@ -20,7 +20,7 @@ pub mod simt_stack;
 mod sm;
 mod stats;
 
-pub use commit::{Commit, Fault, FaultCause, StoreRecord, MAX_LANES};
+pub use commit::{Commit, Fault, FaultCause, StoreRecord, MAX_LANES, RECURSION_HINT};
 pub use gpu::{Gpu, RunOutcome, SimError, Timeout};
 pub use simt_stack::{StackEntry, RPC_NONE};
 pub use stats::Stats;
