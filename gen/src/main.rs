@@ -131,14 +131,9 @@ struct CosimArgs {
     verilog: Option<PathBuf>,
 }
 
+/// Which lock-step runs `verify` and `regress` make for each configuration.
 #[derive(clap::Args)]
-struct VerifyArgs {
-    /// Preset name or TOML/JSON file.
-    #[arg(short, long, default_value = DEFAULT_PRESET)]
-    config: String,
-    /// The Verilog goes to OUT/<configuration name>/.
-    #[arg(short, long, default_value = "build/rtl")]
-    out: PathBuf,
+struct RunSet {
     /// Memory settings, comma-separated (zero, long, random).
     #[arg(long, value_delimiter = ',', default_value = "zero,long,random")]
     mem: Vec<String>,
@@ -148,6 +143,34 @@ struct VerifyArgs {
     /// Each kernel's representative case only, instead of all its reference cases.
     #[arg(long)]
     quick: bool,
+}
+
+impl RunSet {
+    /// The memory settings (seeded with `seed`) and the shipped kernels named.
+    #[allow(clippy::type_complexity)]
+    fn resolve(
+        &self,
+        seed: u64,
+    ) -> Result<(Vec<(String, MemorySettings)>, Vec<&'static KernelSpec>)> {
+        let mems = self
+            .mem
+            .iter()
+            .map(|m| Ok((m.clone(), parse_mem(m, Some(seed))?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((mems, select_kernels(&self.kernels)?))
+    }
+}
+
+#[derive(clap::Args)]
+struct VerifyArgs {
+    /// Preset name or TOML/JSON file.
+    #[arg(short, long, default_value = DEFAULT_PRESET)]
+    config: String,
+    /// The Verilog goes to OUT/<configuration name>/.
+    #[arg(short, long, default_value = "build/rtl")]
+    out: PathBuf,
+    #[command(flatten)]
+    runs: RunSet,
     /// Seed of the memory model and of the kernels' input data.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -167,15 +190,8 @@ struct RegressArgs {
     /// Configurations: preset names or TOML/JSON files, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "tiny,small")]
     configs: Vec<String>,
-    /// Memory settings, comma-separated (zero, long, random).
-    #[arg(long, value_delimiter = ',', default_value = "zero,long,random")]
-    mem: Vec<String>,
-    /// Shipped kernels, comma-separated (default: all).
-    #[arg(long, value_delimiter = ',')]
-    kernels: Vec<String>,
-    /// Each kernel's representative case only, instead of all its reference cases.
-    #[arg(long)]
-    quick: bool,
+    #[command(flatten)]
+    runs: RunSet,
     /// Seed of the memory model (random latencies and back-pressure).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -940,17 +956,13 @@ fn default_jobs() -> usize {
 
 fn verify(args: VerifyArgs) -> Result<ExitCode> {
     let cfg = load_config(&args.config)?;
-    let mems = args
-        .mem
-        .iter()
-        .map(|m| Ok((m.clone(), parse_mem(m, Some(args.seed))?)))
-        .collect::<Result<Vec<_>>>()?;
+    let (mems, kernels) = args.runs.resolve(args.seed)?;
     let outcome = warpforge::verify::run(&warpforge::verify::Verify {
         config: (args.config.clone(), cfg),
         out: args.out,
         mems,
-        kernels: select_kernels(&args.kernels)?,
-        all_cases: !args.quick,
+        kernels,
+        all_cases: !args.runs.quick,
         jobs: args.jobs.unwrap_or_else(default_jobs),
         seed: args.seed,
         json: args.json,
@@ -970,12 +982,7 @@ fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
         .iter()
         .map(|c| Ok((c.clone(), load_config(c)?)))
         .collect::<Result<Vec<_>>>()?;
-    let mems = args
-        .mem
-        .iter()
-        .map(|m| Ok((m.clone(), parse_mem(m, Some(args.seed))?)))
-        .collect::<Result<Vec<_>>>()?;
-    let kernels = select_kernels(&args.kernels)?;
+    let (mems, kernels) = args.runs.resolve(args.seed)?;
     if configs.is_empty() || mems.is_empty() {
         bail!(
             "nothing to run: give at least one configuration (--configs) and one memory setting (--mem; {})",
@@ -986,7 +993,7 @@ fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
         configs,
         mems,
         kernels,
-        all_cases: !args.quick,
+        all_cases: !args.runs.quick,
         data_seed: args.data_seed,
         max_cycles: args.max_cycles,
         vcd: args.vcd.clone(),
@@ -994,33 +1001,20 @@ fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
         announce_builds: true,
     };
     let rows = regress::run(&plan)?;
-    print!("{}", warpforge::cosim::regress_table(&rows));
-    let failures: Vec<&CosimRow> = rows.iter().filter(|r| !r.passed()).collect();
-    for r in &failures {
-        println!(
-            "\n--- {} {} on `{}`, memory {}: {}\n{}",
-            r.kernel, r.case, r.config, r.mem, r.result, r.details
-        );
-        if !r.repro.is_empty() && !r.details.contains(&r.repro) {
-            println!("reproduce: {}", r.repro);
-        }
-    }
-    if let Some(p) = &args.json {
-        std::fs::write(p, serde_json::to_string_pretty(&rows)?)
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
-    if let Some(p) = &args.junit {
-        std::fs::write(p, regress::junit(&rows, start.elapsed())?)
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
+    let failures = regress::report(
+        &rows,
+        args.json.as_deref(),
+        args.junit.as_deref(),
+        start.elapsed(),
+    )?;
     println!(
         "{} passed, {} failed ({} runs in {:.1} s)",
-        rows.len() - failures.len(),
-        failures.len(),
+        rows.len() - failures,
+        failures,
         rows.len(),
         start.elapsed().as_secs_f64()
     );
-    Ok(if failures.is_empty() {
+    Ok(if failures == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

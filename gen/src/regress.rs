@@ -212,6 +212,36 @@ pub fn run(plan: &Plan) -> Result<Vec<CosimRow>> {
     Ok(rows.into_inner().unwrap().into_iter().flatten().collect())
 }
 
+/// Print the table of `rows` and the full report of every failure on stdout, and write the
+/// JSON and JUnit files asked for. Returns the number of failed rows.
+pub fn report(
+    rows: &[CosimRow],
+    json: Option<&std::path::Path>,
+    junit_file: Option<&std::path::Path>,
+    elapsed: Duration,
+) -> Result<usize> {
+    print!("{}", crate::cosim::regress_table(rows));
+    let failures: Vec<&CosimRow> = rows.iter().filter(|r| !r.passed()).collect();
+    for r in &failures {
+        println!(
+            "\n--- {} {} on `{}`, memory {}: {}\n{}",
+            r.kernel, r.case, r.config, r.mem, r.result, r.details
+        );
+        if !r.repro.is_empty() && !r.details.contains(&r.repro) {
+            println!("reproduce: {}", r.repro);
+        }
+    }
+    if let Some(p) = json {
+        std::fs::write(p, serde_json::to_string_pretty(rows)?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = junit_file {
+        std::fs::write(p, junit(rows, elapsed)?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(failures.len())
+}
+
 /// JUnit XML: one test suite per configuration and memory setting, one test case per kernel
 /// case; failures carry the full report.
 pub fn junit(rows: &[CosimRow], total: Duration) -> Result<String> {

@@ -15,7 +15,7 @@ use warpforge_kernels::KernelSpec;
 use warpforge_testbench::lockstep::build_rtl;
 use warpforge_testbench::memory_model::MemorySettings;
 
-use crate::cosim::{regress_table, CosimRow};
+use crate::cosim::CosimRow;
 use crate::regress::{self, Plan};
 use crate::rtl_out::{write_rtl, RtlFiles};
 
@@ -179,25 +179,12 @@ pub fn run(v: &Verify) -> Result<Outcome> {
     let rows = regress::run(&plan)?;
     let sim_time = t.elapsed();
     println!();
-    print!("{}", regress_table(&rows));
-    let failures: Vec<&CosimRow> = rows.iter().filter(|r| !r.passed()).collect();
-    for r in &failures {
-        println!(
-            "\n--- {} {} on `{}`, memory {}: {}\n{}",
-            r.kernel, r.case, r.config, r.mem, r.result, r.details
-        );
-        if !r.repro.is_empty() && !r.details.contains(&r.repro) {
-            println!("reproduce: {}", r.repro);
-        }
-    }
-    if let Some(p) = &v.json {
-        std::fs::write(p, serde_json::to_string_pretty(&rows)?)
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
-    if let Some(p) = &v.junit {
-        std::fs::write(p, regress::junit(&rows, start.elapsed())?)
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
+    let failures = regress::report(
+        &rows,
+        v.json.as_deref(),
+        v.junit.as_deref(),
+        start.elapsed(),
+    )?;
     println!();
     print!(
         "{}",
@@ -206,7 +193,7 @@ pub fn run(v: &Verify) -> Result<Outcome> {
             cfg,
             &rtl,
             &rows,
-            &failures,
+            failures,
             sim_time,
             start.elapsed()
         )
@@ -224,7 +211,7 @@ fn epilogue(
     config: &GpuConfig,
     rtl: &RtlFiles,
     rows: &[CosimRow],
-    failures: &[&CosimRow],
+    failures: usize,
     sim_time: Duration,
     total: Duration,
 ) -> String {
@@ -232,8 +219,8 @@ fn epilogue(
     let _ = writeln!(
         s,
         "{} passed, {} failed ({} lock-step runs in {}; {} in all)",
-        rows.len() - failures.len(),
-        failures.len(),
+        rows.len() - failures,
+        failures,
         rows.len(),
         secs(sim_time),
         secs(total)
@@ -245,7 +232,10 @@ fn epilogue(
         rtl.file_list.display(),
         rtl.config.display()
     );
-    let example = failures.first().map_or("reduce", |r| r.kernel.as_str());
+    let example = rows
+        .iter()
+        .find(|r| !r.passed())
+        .map_or("reduce", |r| r.kernel.as_str());
     let cfg = crate::cosim::shell_word(cfg_arg);
     let verilog = crate::cosim::shell_word(&rtl.verilog.display().to_string());
     let others = if config.name == "tiny" {

@@ -2,7 +2,7 @@
 //!
 //! Flow of [`build`]:
 //!
-//! 1. hash the Verilog text (file names and contents) and the build options
+//! 1. hash the Verilog text (contents, in order; not the file names) and the build options
 //!    into a cache key; if `cache_dir/<top>-<key>/libwf_model.so` exists,
 //!    just load it (no verilator, no compiler);
 //! 2. otherwise run `verilator --cc` through the `verilator` crate
@@ -54,7 +54,7 @@ pub const HALF_PERIOD: u64 = 5;
 pub struct ModelBuild {
     /// Top module name (`--top-module`).
     pub top: String,
-    /// Verilog/SystemVerilog sources.  Only their file names and contents
+    /// Verilog/SystemVerilog sources.  Only their contents
     /// enter the cache key, so regenerating identical Verilog in another
     /// directory still hits the cache.  Files pulled in via `` `include ``
     /// or `-y` are not hashed: list every source here.
