@@ -5,6 +5,7 @@
 pub mod bench_rtl;
 pub mod cosim;
 pub mod host;
+pub mod mutate;
 pub mod regress;
 pub mod report;
 pub mod rtl_out;

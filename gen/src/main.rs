@@ -75,6 +75,9 @@ enum Command {
     Cosim(CosimArgs),
     /// Co-simulate the shipped kernels on configurations x memory settings; table, JSON, JUnit.
     Regress(RegressArgs),
+    /// Mutation coverage of the checker: yosys `mutate` mutants of the design, each run in
+    /// lock-step against a kernel set; detected, equivalent or escaped.
+    Mutate(MutateArgs),
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -129,6 +132,43 @@ struct CosimArgs {
     /// Simulate this Verilog file (top `warpforge_top`) instead of generating it.
     #[arg(long)]
     verilog: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct MutateArgs {
+    /// Preset name or TOML/JSON file.
+    #[arg(short, long, default_value = "tiny")]
+    config: String,
+    /// Mutants (yosys `mutate -list COUNT`).
+    #[arg(long, default_value_t = 50)]
+    count: usize,
+    /// Seed of yosys's choice of mutations.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Shipped kernels, comma-separated (default: all); each runs its representative case.
+    #[arg(long, value_delimiter = ',')]
+    kernels: Vec<String>,
+    /// Memory settings, comma-separated: each kernel runs under each.
+    #[arg(long, value_delimiter = ',', default_value = "zero,random")]
+    mem: Vec<String>,
+    /// Mutants in parallel (default: the number of CPUs).
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// Do not try to prove survivors equivalent.
+    #[arg(long)]
+    no_equiv: bool,
+    /// Time limit of one equivalence proof, in seconds.
+    #[arg(long, default_value_t = 300)]
+    equiv_timeout: u64,
+    /// Exit 1 when coverage (detected / non-equivalent mutants) is below this percentage.
+    #[arg(long)]
+    min_coverage: Option<f64>,
+    /// Write the results as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write JUnit XML to this file (an escape is a failed test case).
+    #[arg(long)]
+    junit: Option<PathBuf>,
 }
 
 /// Which lock-step runs `verify` and `regress` make for each configuration.
@@ -347,6 +387,7 @@ fn real_main() -> Result<ExitCode> {
         Command::Gen { config, out_dir } => gen_rtl(&config, &out_dir)?,
         Command::Cosim(args) => return cosim(args),
         Command::Regress(args) => return regress_cmd(args),
+        Command::Mutate(args) => return mutate_cmd(args),
         Command::Bench { what } => match what {
             BenchWhat::Model { config, seconds } => bench_model(&config, seconds)?,
             BenchWhat::Rtl {
@@ -972,6 +1013,54 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    })
+}
+
+fn mutate_cmd(args: MutateArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let cfg = load_config(&args.config)?;
+    if args.count == 0 {
+        bail!("--count 0: give the number of mutants, e.g. --count 200");
+    }
+    let runs = RunSet {
+        mem: args.mem.clone(),
+        kernels: args.kernels.clone(),
+        quick: true,
+    };
+    let (mems, kernels) = runs.resolve(1)?;
+    let plan = warpforge::mutate::Plan {
+        config: cfg,
+        count: args.count,
+        seed: args.seed,
+        kernels,
+        mems,
+        jobs: args.jobs.unwrap_or_else(default_jobs),
+        equiv: !args.no_equiv,
+        equiv_timeout: std::time::Duration::from_secs(args.equiv_timeout),
+        data_seed: 1,
+    };
+    let summary = warpforge::mutate::run(&plan, &|m| eprintln!("mutate: {m}"))?;
+    print!("{}", warpforge::mutate::table(&summary));
+    println!(
+        "work directory (mutant design, logs, results): {}",
+        summary.workdir.display()
+    );
+    if let Some(p) = &args.json {
+        warpforge::mutate::write_json(&summary, p)?;
+    }
+    if let Some(p) = &args.junit {
+        std::fs::write(p, warpforge::mutate::junit(&summary, start.elapsed())?)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(match args.min_coverage {
+        Some(min) if summary.coverage < min => {
+            println!(
+                "coverage {:.1} % is below --min-coverage {min}",
+                summary.coverage
+            );
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
     })
 }
 

@@ -146,6 +146,10 @@ pub struct CosimOptions {
     /// After a run that passed, write a VCD of the whole kernel (from reset) to this file
     /// (the run is repeated on a traced build; [`CosimReport::waves`] names the file).
     pub waves: Option<PathBuf>,
+    /// Inputs of the top level beyond its normal ports, held at a value for the whole run
+    /// (e.g. the `mutsel` input of a design with several mutations, each active at one value:
+    /// `warpforge mutate`). A name the design does not have is an error.
+    pub pin_inputs: Vec<(String, u64)>,
     /// The command that reproduces this run (printed in failure reports).
     pub repro: String,
     /// Build the RTL with a deliberate bug (proves that co-simulation catches it).
@@ -165,6 +169,7 @@ impl Default for CosimOptions {
             check: true,
             vcd_on_failure: None,
             waves: None,
+            pin_inputs: Vec::new(),
             repro: String::new(),
             inject: None,
             verilog: None,
@@ -456,6 +461,20 @@ fn verilate(verilog: &Path, trace: bool) -> Result<LoadedModel, CosimError> {
     .map_err(|e| CosimError::Build(format!("building the Verilated model: {e}")))
 }
 
+/// Hold the inputs of [`CosimOptions::pin_inputs`] at their values.
+fn pin_inputs(m: &mut LoadedModel, opts: &CosimOptions) -> Result<(), String> {
+    for (name, value) in &opts.pin_inputs {
+        let id = m
+            .port(name)
+            .map_err(|e| format!("pinning input `{name}`: {e}"))?;
+        if m.ports()[id.index()].dir != crate::verilator_model::PortDir::Input {
+            return Err(format!("pinning input `{name}`: it is not an input"));
+        }
+        m.set(id, *value);
+    }
+    Ok(())
+}
+
 /// The model for a run: generated from the configuration, or `opts.verilog`.
 fn obtain_model(
     cfg: &GpuConfig,
@@ -564,7 +583,8 @@ pub fn cosim_observed(
     model
         .check_launch(launch.grid, launch.block)
         .map_err(|e| CosimError::Build(format!("the launch is refused: {e}")))?;
-    let (m, build_info) = obtain_model(cfg, opts, false)?;
+    let (mut m, build_info) = obtain_model(cfg, opts, false)?;
+    pin_inputs(&mut m, opts).map_err(CosimError::Build)?;
     let ports =
         TopPorts::resolve(&m, cfg.sms as usize, cfg.lanes as usize).map_err(CosimError::Build)?;
     if opts.check {
@@ -696,7 +716,8 @@ fn write_vcd_to(
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let (m, _) = obtain_model(cfg, opts, true).map_err(|e| e.to_string())?;
+    let (mut m, _) = obtain_model(cfg, opts, true).map_err(|e| e.to_string())?;
+    pin_inputs(&mut m, opts)?;
     let ports = TopPorts::resolve(&m, cfg.sms as usize, cfg.lanes as usize)?;
     let mut sess = Session::new(m, ports, cfg, &opts.mem, initial);
     let open = |s: &mut Session| {

@@ -1,0 +1,767 @@
+//! `warpforge mutate`: how good is the checker? Seeded single-point mutants of the generated
+//! design, made by yosys's own `mutate` command, each run against a kernel set in lock-step with
+//! the golden model, and classified: detected (a mismatch, a fault the model does not make, a
+//! wrong result), detected (a hang or a timeout), or survived. A survivor is then checked for
+//! equivalence with the original module (yosys `equiv_make`/`equiv_simple`/`equiv_induct`): an
+//! equivalent mutant changes nothing observable and is not counted; an unproven one is an
+//! escape. docs/verification.md describes the flow.
+//!
+//! The flow, all cached under `<cache>/mutate/<config>-<key>/` (key: the Verilog, yosys's
+//! version and [`FLOW_VERSION`]), so an interrupted run resumes where it stopped:
+//!
+//! 1. `prep` of the generated Verilog (hierarchy kept) → `design.il`; `mutate -list COUNT -seed
+//!    SEED` → `list-COUNT-SEED.txt`.
+//! 2. Every mutation applied to one copy of the design with `mutate -ctrl mutsel W i`: mutation
+//!    `i` is active when the new top-level input `mutsel` equals `i` (0: none; yosys wires it
+//!    down to every mutated module), written as `mutants-COUNT-SEED.v`: one Verilator build
+//!    serves every mutant. A mutation of a module changes every instance of it.
+//! 3. A baseline run with `mutsel = 0` must pass every run of the kernel set (and gives each
+//!    run's cycle count: a mutant's run is stopped at 4x it plus 10 000 cycles).
+//! 4. Each mutant runs the kernel set until a run fails; its verdict is stored as
+//!    `results/<kernel-set key>/m<i>.json`.
+//! 5. Each survivor's mutated module is compared with the original one.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use warpforge_config::GpuConfig;
+use warpforge_hdl::top::{TopOptions, TOP_NAME};
+use warpforge_kernels::{Case, KernelSpec};
+use warpforge_loader::KernelImage;
+use warpforge_testbench::lockstep::{top_verilog_file, CosimOptions};
+use warpforge_testbench::memory_model::MemorySettings;
+
+use crate::cosim::run_case;
+use crate::host::limits;
+use crate::regress::progress_bar;
+
+/// Changes whenever the yosys scripts below change, so cached designs are not reused.
+pub const FLOW_VERSION: &str = "mutate-flow-1";
+
+/// The name of the mutation-select input of the mutant design.
+pub const MUTSEL: &str = "mutsel";
+
+/// What to run.
+pub struct Plan {
+    pub config: GpuConfig,
+    pub count: usize,
+    pub seed: u64,
+    pub kernels: Vec<&'static KernelSpec>,
+    pub mems: Vec<(String, MemorySettings)>,
+    /// Parallel simulations and equivalence checks.
+    pub jobs: usize,
+    /// Try to prove survivors equivalent.
+    pub equiv: bool,
+    /// Time limit of one equivalence check.
+    pub equiv_timeout: Duration,
+    /// Seed of the kernels' input data.
+    pub data_seed: u64,
+}
+
+/// One mutation, as `mutate -list` printed it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Mutation {
+    /// 1-based: the `mutsel` value that activates it.
+    pub id: usize,
+    /// The arguments of `mutate` (without `-ctrl`).
+    pub args: String,
+    pub mode: String,
+    pub module: String,
+    pub cell: String,
+    pub port: String,
+    pub bit: Option<u32>,
+    /// Source locations (`file:line`) of the mutated cell, as yosys tracked them.
+    pub src: Vec<String>,
+}
+
+impl Mutation {
+    /// Parse one line of `mutate -list` (`mutate -mode M -module X -cell C ...`).
+    pub fn parse(id: usize, line: &str) -> Option<Mutation> {
+        let args = line.trim().strip_prefix("mutate ")?.trim().to_string();
+        let words: Vec<&str> = args.split_whitespace().collect();
+        let get = |flag: &str| -> Option<String> {
+            words
+                .iter()
+                .position(|w| *w == flag)
+                .and_then(|i| words.get(i + 1))
+                .map(|s| s.to_string())
+        };
+        let mode = get("-mode")?;
+        if mode == "none" {
+            return None;
+        }
+        let mut src = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            if *w == "-src" {
+                if let Some(s) = words.get(i + 1) {
+                    // file:line.col-line.col → file:line
+                    let (file, pos) = s.rsplit_once(':').unwrap_or((s, ""));
+                    let file = Path::new(file)
+                        .file_name()
+                        .map_or(file.to_string(), |f| f.to_string_lossy().into_owned());
+                    let line = pos.split('.').next().unwrap_or("");
+                    let loc = format!("{file}:{line}");
+                    if !src.contains(&loc) {
+                        src.push(loc);
+                    }
+                }
+            }
+        }
+        Some(Mutation {
+            id,
+            mode,
+            module: get("-module")?,
+            cell: get("-cell")?,
+            port: get("-port").unwrap_or_default(),
+            bit: get("-portbit").and_then(|b| b.parse().ok()),
+            src,
+            args,
+        })
+    }
+
+    /// `const1 on sm$0.oc.$procmux$10150 Y[14]`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} of {}.{}{}",
+            self.mode,
+            self.cell,
+            self.port,
+            self.bit.map_or(String::new(), |b| format!("[{b}]"))
+        )
+    }
+}
+
+/// What became of a mutant.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A run reported a mismatch, a fault the model did not make, or a wrong result.
+    DetectedMismatch,
+    /// A run hung (no trace record for the hang window) or exceeded its cycle limit.
+    DetectedHang,
+    /// No run failed, and the mutated module is proven equivalent to the original.
+    Equivalent,
+    /// No run failed, and equivalence was not proven: a bug the kernel set cannot see.
+    Escape,
+    /// No run failed; equivalence not checked (`--no-equiv`).
+    Survived,
+}
+
+impl Verdict {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::DetectedMismatch => "detected (mismatch)",
+            Verdict::DetectedHang => "detected (hang)",
+            Verdict::Equivalent => "equivalent",
+            Verdict::Escape => "ESCAPE",
+            Verdict::Survived => "survived",
+        }
+    }
+    pub fn detected(&self) -> bool {
+        matches!(self, Verdict::DetectedMismatch | Verdict::DetectedHang)
+    }
+}
+
+/// The outcome of one mutant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MutantResult {
+    pub mutation: Mutation,
+    pub verdict: Verdict,
+    /// The run that detected it (`kernel case / memory`), or why it is (not) equivalent.
+    pub detail: String,
+    /// Runs made before the verdict.
+    pub runs: usize,
+    pub seconds: f64,
+}
+
+/// The whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub config: String,
+    pub count: usize,
+    pub seed: u64,
+    pub runs_per_mutant: usize,
+    pub detected: usize,
+    pub equivalent: usize,
+    pub escapes: usize,
+    pub survived_unchecked: usize,
+    /// Detected / (all - equivalent), in percent.
+    pub coverage: f64,
+    pub mutants: Vec<MutantResult>,
+    /// Where the mutant design and the results are.
+    pub workdir: PathBuf,
+}
+
+fn fnv(parts: &[&[u8]]) -> String {
+    use warpforge_testbench::unit::{fnv1a, FNV_OFFSET};
+    let mut h = FNV_OFFSET;
+    for p in parts {
+        h = fnv1a(h, &(p.len() as u64).to_le_bytes());
+        h = fnv1a(h, p);
+    }
+    format!("{h:016x}")
+}
+
+fn yosys_version() -> Result<String> {
+    let out = Command::new("yosys")
+        .arg("-V")
+        .output()
+        .map_err(|e| anyhow!("yosys cannot be run ({e}): install it with `scripts/setup.sh --yosys` (Debian package `yosys`)"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Run a yosys script (`-q`, log to `log`); `Ok(true)` when it succeeded, `Ok(false)` when it
+/// failed or ran out of `timeout`.
+fn yosys(dir: &Path, script: &str, name: &str, timeout: Option<Duration>) -> Result<bool> {
+    let ys = dir.join(format!("{name}.ys"));
+    std::fs::write(&ys, script).with_context(|| format!("writing {}", ys.display()))?;
+    let log = dir.join(format!("{name}.log"));
+    let mut child = Command::new("yosys")
+        .arg("-q")
+        .arg("-l")
+        .arg(&log)
+        .arg(&ys)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| {
+            anyhow!("yosys cannot be run ({e}): install it with `scripts/setup.sh --yosys`")
+        })?;
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status.success());
+        }
+        if timeout.is_some_and(|t| start.elapsed() > t) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn yosys_or_fail(dir: &Path, script: &str, name: &str) -> Result<()> {
+    if !yosys(dir, script, name, None)? {
+        let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(15).collect();
+        bail!(
+            "yosys failed on {}/{name}.ys; the end of its log:\n{}",
+            dir.display(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+    Ok(())
+}
+
+/// Write `data` to `path` through a temporary file and a rename.
+fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, data).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Steps 1 and 2: the design, the mutation list and the mutant design (cached).
+fn prepare(plan: &Plan, progress: &dyn Fn(&str)) -> Result<(PathBuf, Vec<Mutation>, PathBuf)> {
+    let generated =
+        top_verilog_file(&plan.config, &TopOptions::default()).map_err(|e| anyhow!(e))?;
+    let verilog = std::fs::read(&generated.path)?;
+    let key = fnv(&[
+        &verilog,
+        yosys_version()?.as_bytes(),
+        FLOW_VERSION.as_bytes(),
+    ]);
+    let dir = warpforge_testbench::unit::cache_dir()
+        .join("mutate")
+        .join(format!("{}-{key}", plan.config.name));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let design_v = dir.join(format!("{TOP_NAME}.v"));
+    if !design_v.is_file() {
+        write_atomically(&design_v, &verilog)?;
+    }
+
+    let design_il = dir.join("design.il");
+    if !design_il.is_file() {
+        progress("yosys: reading and preparing the design (prep)");
+        yosys_or_fail(
+            &dir,
+            &format!(
+                "read_verilog {TOP_NAME}.v\nprep -top {TOP_NAME}\nwrite_rtlil design.il.tmp\n"
+            ),
+            "prep",
+        )?;
+        std::fs::rename(dir.join("design.il.tmp"), &design_il)?;
+    }
+
+    let tag = format!("{}-{}", plan.count, plan.seed);
+    let list = dir.join(format!("list-{tag}.txt"));
+    if !list.is_file() {
+        progress("yosys: choosing the mutations (mutate -list)");
+        yosys_or_fail(
+            &dir,
+            &format!(
+                "read_rtlil design.il\nmutate -list {} -seed {} -o list-{tag}.tmp\n",
+                plan.count, plan.seed
+            ),
+            &format!("list-{tag}"),
+        )?;
+        std::fs::rename(dir.join(format!("list-{tag}.tmp")), &list)?;
+    }
+    let text = std::fs::read_to_string(&list)?;
+    let mutations: Vec<Mutation> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .filter_map(|(i, l)| Mutation::parse(i + 1, l))
+        .collect();
+    if mutations.is_empty() {
+        bail!("yosys listed no mutations in {}", list.display());
+    }
+
+    let mutants_v = dir.join(format!("mutants-{tag}.v"));
+    if !mutants_v.is_file() {
+        progress("yosys: applying every mutation behind `mutsel` (mutate -ctrl)");
+        let width = usize::BITS - mutations.len().leading_zeros();
+        let mut script = String::from("read_rtlil design.il\n");
+        for m in &mutations {
+            script.push_str(&format!(
+                "mutate -ctrl {MUTSEL} {width} {} {}\n",
+                m.id, m.args
+            ));
+        }
+        // `mutate -ctrl` gives every mutated module a `mutsel` input and wires it through
+        // every instantiating module up to a new input of the top.
+        script.push_str(&format!(
+            "hierarchy -top {TOP_NAME}\ncheck -assert\nwrite_verilog -noattr mutants-{tag}.v.tmp\n"
+        ));
+        yosys_or_fail(&dir, &script, &format!("apply-{tag}"))?;
+        std::fs::rename(dir.join(format!("mutants-{tag}.v.tmp")), &mutants_v)?;
+    }
+    Ok((dir, mutations, mutants_v))
+}
+
+/// One run of the kernel set.
+struct RunSpec {
+    kernel: usize,
+    case: Case,
+    mem: usize,
+    /// Cycle limit for a mutant (from the baseline).
+    max_cycles: u64,
+}
+
+fn run_label(plan: &Plan, r: &RunSpec) -> String {
+    format!(
+        "{} {} / {}",
+        plan.kernels[r.kernel].name, r.case.label, plan.mems[r.mem].0
+    )
+}
+
+/// Run mutant `sel` (0: the unmutated design) on one run of the set: `Ok(None)` when it passed,
+/// `Ok(Some((hang, detail)))` when it failed.
+fn run_one(
+    plan: &Plan,
+    images: &[KernelImage],
+    mutants_v: &Path,
+    sel: usize,
+    r: &RunSpec,
+) -> Result<(Option<(bool, String)>, u64)> {
+    let opts = CosimOptions {
+        mem: plan.mems[r.mem].1.clone(),
+        max_cycles: r.max_cycles,
+        verilog: Some(mutants_v.to_path_buf()),
+        pin_inputs: vec![(MUTSEL.to_string(), sel as u64)],
+        ..Default::default()
+    };
+    let c = run_case(&plan.config, &images[r.kernel], &r.case, &opts)?;
+    let cycles = c.result.as_ref().map_or(0, |r| r.cycles);
+    if c.passed() {
+        return Ok((None, cycles));
+    }
+    let verdict = c.verdict();
+    if verdict == "build" {
+        bail!("{}", c.details(&images[r.kernel]));
+    }
+    let first = c
+        .details(&images[r.kernel])
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    Ok((
+        Some((
+            matches!(verdict, "hang" | "timeout"),
+            format!("{}: {verdict}: {first}", run_label(plan, r)),
+        )),
+        cycles,
+    ))
+}
+
+/// Step 5: is mutation `m` equivalent to the original module?
+fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
+    let edir = dir.join("equiv");
+    std::fs::create_dir_all(&edir)?;
+    let args = m.args.replacen(
+        &format!("-module {}", m.module),
+        "-module wf_mutant_gate",
+        1,
+    );
+    let module = if m.module.starts_with('\\') || m.module.starts_with('$') {
+        m.module.clone()
+    } else {
+        format!("\\{}", m.module)
+    };
+    let script = format!(
+        "read_rtlil ../design.il\ncopy {module} wf_mutant_gate\nmutate {args}\nrename {module} wf_mutant_gold\n\
+         equiv_make wf_mutant_gold wf_mutant_gate wf_mutant_equiv\nhierarchy -top wf_mutant_equiv\n\
+         equiv_struct\nequiv_simple\nequiv_induct\nequiv_status -assert\n"
+    );
+    let t = Instant::now();
+    let ok = yosys(
+        &edir,
+        &script,
+        &format!("m{}", m.id),
+        Some(plan.equiv_timeout),
+    )?;
+    let secs = t.elapsed().as_secs_f64();
+    Ok(if ok {
+        (
+            true,
+            format!("module {} proven equivalent ({secs:.0} s)", m.module),
+        )
+    } else if t.elapsed() >= plan.equiv_timeout {
+        (
+            false,
+            format!(
+                "equivalence not proven within {} s",
+                plan.equiv_timeout.as_secs()
+            ),
+        )
+    } else {
+        (
+            false,
+            format!("module {} differs (equiv_status, {secs:.0} s)", m.module),
+        )
+    })
+}
+
+/// Run the plan; `progress` receives one-line status messages.
+pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
+    let (dir, mutations, mutants_v) = prepare(plan, progress)?;
+    let images: Vec<KernelImage> = plan
+        .kernels
+        .iter()
+        .map(|k| {
+            let elf = k.elf()?;
+            warpforge_loader::load_elf_file(&elf)
+                .with_context(|| format!("loading {}", elf.display()))
+        })
+        .collect::<Result<_>>()?;
+    let mut runs = Vec::new();
+    for (ki, k) in plan.kernels.iter().enumerate() {
+        let case = k.default_case(&limits(&plan.config), plan.data_seed);
+        for mi in 0..plan.mems.len() {
+            runs.push(RunSpec {
+                kernel: ki,
+                case: case.clone(),
+                mem: mi,
+                max_cycles: warpforge_testbench::lockstep::DEFAULT_MAX_CYCLES,
+            });
+        }
+    }
+    // The results directory is keyed on the run set, so another set starts afresh.
+    let set_key = fnv(&[
+        runs.iter()
+            .map(|r| format!("{}\n", run_label(plan, r)))
+            .collect::<String>()
+            .as_bytes(),
+        format!("{:?}", plan.mems.iter().map(|m| &m.1).collect::<Vec<_>>()).as_bytes(),
+        plan.data_seed.to_string().as_bytes(),
+        plan.equiv.to_string().as_bytes(),
+    ]);
+    let results_dir = dir
+        .join("results")
+        .join(format!("{}-{}-{set_key}", plan.count, plan.seed));
+    std::fs::create_dir_all(&results_dir)?;
+
+    // 3. Baseline: the unmutated netlist passes every run; its cycles bound the mutants'.
+    progress("Verilator: building the mutant design and running the baseline (mutsel = 0)");
+    for r in runs.iter_mut() {
+        let (failed, cycles) = run_one(plan, &images, &mutants_v, 0, r)?;
+        if let Some((_, detail)) = failed {
+            bail!(
+                "the mutant design with no mutation active (mutsel = 0) fails: {detail}\n(design: {})",
+                mutants_v.display()
+            );
+        }
+        r.max_cycles = cycles * 4 + 10_000;
+    }
+
+    // 4 and 5, in parallel, each mutant's verdict stored as soon as it is known.
+    let pb = progress_bar(mutations.len() as u64);
+    let results: Mutex<Vec<Option<MutantResult>>> = Mutex::new(vec![None; mutations.len()]);
+    let next = AtomicUsize::new(0);
+    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..plan.jobs.clamp(1, mutations.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(m) = mutations.get(i) else {
+                    break;
+                };
+                let file = results_dir.join(format!("m{}.json", m.id));
+                let cached: Option<MutantResult> = std::fs::read(&file)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice(&b).ok())
+                    .filter(|r: &MutantResult| r.mutation == *m);
+                let result = match cached {
+                    Some(r) => Ok(r),
+                    None => mutant(plan, &dir, &images, &mutants_v, &runs, m).and_then(|r| {
+                        write_atomically(&file, &serde_json::to_vec_pretty(&r)?)?;
+                        Ok(r)
+                    }),
+                };
+                match result {
+                    Ok(r) => {
+                        pb.set_message(format!("m{}: {}", m.id, r.verdict.word()));
+                        results.lock().unwrap()[i] = Some(r);
+                    }
+                    Err(e) => {
+                        first_error.lock().unwrap().get_or_insert(e);
+                        break;
+                    }
+                }
+                pb.inc(1);
+            });
+        }
+    });
+    pb.finish_and_clear();
+    if let Some(e) = first_error.into_inner().unwrap() {
+        return Err(e);
+    }
+    let mutants: Vec<MutantResult> = results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .flatten()
+        .collect();
+    let count = |f: &dyn Fn(&Verdict) -> bool| mutants.iter().filter(|r| f(&r.verdict)).count();
+    let detected = count(&Verdict::detected);
+    let equivalent = count(&|v| *v == Verdict::Equivalent);
+    let escapes = count(&|v| *v == Verdict::Escape);
+    let survived_unchecked = count(&|v| *v == Verdict::Survived);
+    let relevant = mutants.len() - equivalent;
+    Ok(Summary {
+        config: plan.config.name.clone(),
+        count: plan.count,
+        seed: plan.seed,
+        runs_per_mutant: runs.len(),
+        detected,
+        equivalent,
+        escapes,
+        survived_unchecked,
+        coverage: if relevant == 0 {
+            100.0
+        } else {
+            100.0 * detected as f64 / relevant as f64
+        },
+        mutants,
+        workdir: dir,
+    })
+}
+
+/// One mutant: the kernel set until a run fails, then (for a survivor) the equivalence check.
+fn mutant(
+    plan: &Plan,
+    dir: &Path,
+    images: &[KernelImage],
+    mutants_v: &Path,
+    runs: &[RunSpec],
+    m: &Mutation,
+) -> Result<MutantResult> {
+    let t = Instant::now();
+    for (n, r) in runs.iter().enumerate() {
+        let (failed, _) = run_one(plan, images, mutants_v, m.id, r)?;
+        if let Some((hang, detail)) = failed {
+            return Ok(MutantResult {
+                mutation: m.clone(),
+                verdict: if hang {
+                    Verdict::DetectedHang
+                } else {
+                    Verdict::DetectedMismatch
+                },
+                detail,
+                runs: n + 1,
+                seconds: t.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    let (verdict, detail) = if plan.equiv {
+        let (equivalent, why) = check_equivalence(plan, dir, m)?;
+        (
+            if equivalent {
+                Verdict::Equivalent
+            } else {
+                Verdict::Escape
+            },
+            why,
+        )
+    } else {
+        (Verdict::Survived, "equivalence not checked".to_string())
+    };
+    Ok(MutantResult {
+        mutation: m.clone(),
+        verdict,
+        detail,
+        runs: runs.len(),
+        seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// The table of every mutant, then the survivors in full.
+pub fn table(s: &Summary) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut rows: Vec<[String; 5]> = vec![[
+        "id".into(),
+        "verdict".into(),
+        "module".into(),
+        "mutation".into(),
+        "detail".into(),
+    ]];
+    for r in &s.mutants {
+        rows.push([
+            format!("m{}", r.mutation.id),
+            r.verdict.word().into(),
+            r.mutation.module.clone(),
+            r.mutation.describe(),
+            r.detail.clone(),
+        ]);
+    }
+    let mut w = [0usize; 4];
+    for row in &rows {
+        for i in 0..4 {
+            w[i] = w[i].max(row[i].chars().count());
+        }
+    }
+    for row in &rows {
+        let _ = writeln!(
+            out,
+            "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3]
+        );
+    }
+    let survivors: Vec<&MutantResult> =
+        s.mutants.iter().filter(|r| !r.verdict.detected()).collect();
+    if !survivors.is_empty() {
+        let _ = writeln!(out, "\nsurvivors:");
+        for r in survivors {
+            let _ = writeln!(
+                out,
+                "  m{} {}: {} in module {} ({})\n      source {}\n      mutate {}",
+                r.mutation.id,
+                r.verdict.word(),
+                r.mutation.describe(),
+                r.mutation.module,
+                r.detail,
+                r.mutation.src.join(", "),
+                r.mutation.args
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{} mutants of `{}` (seed {}), {} runs each at most: {} detected, {} equivalent, {} escapes{}; coverage {:.1} % of the non-equivalent mutants",
+        s.mutants.len(),
+        s.config,
+        s.seed,
+        s.runs_per_mutant,
+        s.detected,
+        s.equivalent,
+        s.escapes,
+        if s.survived_unchecked > 0 {
+            format!(", {} survived (equivalence not checked)", s.survived_unchecked)
+        } else {
+            String::new()
+        },
+        s.coverage
+    );
+    out
+}
+
+/// JUnit XML: one test case per mutant; an escape (or unchecked survivor) is a failure.
+pub fn junit(s: &Summary, total: Duration) -> Result<String> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut report = Report::new("warpforge mutate");
+    report.set_time(total);
+    let mut suite = TestSuite::new(format!("mutants of {} (seed {})", s.config, s.seed));
+    for r in &s.mutants {
+        let status = if r.verdict.detected() || r.verdict == Verdict::Equivalent {
+            TestCaseStatus::success()
+        } else {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_type(r.verdict.word());
+            st.set_message(format!("{}: {}", r.mutation.describe(), r.detail));
+            st.set_description(format!(
+                "module {}\nsource {}\nmutate {}",
+                r.mutation.module,
+                r.mutation.src.join(", "),
+                r.mutation.args
+            ));
+            st
+        };
+        let mut tc = TestCase::new(
+            format!("m{} {}", r.mutation.id, r.mutation.describe()),
+            status,
+        );
+        tc.set_classname(format!("warpforge.mutate.{}", s.config));
+        tc.set_time(Duration::from_secs_f64(r.seconds));
+        suite.add_test_case(tc);
+    }
+    report.add_test_suite(suite);
+    Ok(report.to_string()?)
+}
+
+/// Write the summary as JSON.
+pub fn write_json(s: &Summary, path: &Path) -> Result<()> {
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(serde_json::to_string_pretty(s)?.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_line_parses() {
+        let line = "mutate -mode cnot1 -module top$sm$0$fetch -cell $procmux$12476 -port Y -portbit 1 -ctrlbit 4 -wire last.d$0 -wirebit 1 -src tiny/warpforge_top.v:9861.25-9865.6 -src tiny/warpforge_top.v:10740.23-10740.26";
+        let m = Mutation::parse(3, line).unwrap();
+        assert_eq!(m.id, 3);
+        assert_eq!(m.mode, "cnot1");
+        assert_eq!(m.module, "top$sm$0$fetch");
+        assert_eq!(m.cell, "$procmux$12476");
+        assert_eq!(m.port, "Y");
+        assert_eq!(m.bit, Some(1));
+        assert_eq!(m.src, ["warpforge_top.v:9861", "warpforge_top.v:10740"]);
+        assert!(m.args.starts_with("-mode cnot1 -module"));
+        assert_eq!(m.describe(), "cnot1 of $procmux$12476.Y[1]");
+        assert!(Mutation::parse(1, "mutate -mode none").is_none());
+        assert!(Mutation::parse(1, "garbage").is_none());
+    }
+}
