@@ -837,6 +837,18 @@ fn lane_diffs(
             out.push(FieldDiff::new(field, Some(l as u32), e, a));
         }
     }
+    // The trace ports are 32 lanes wide whatever the configuration: the lanes it does not
+    // have must read 0, so that a fault driving them is seen (not left unobserved).
+    for (l, &a) in act.iter().enumerate().skip(lanes) {
+        if a != 0 {
+            out.push(FieldDiff::new(
+                field,
+                Some(l as u32),
+                Value::word(0),
+                Value::word(a),
+            ));
+        }
+    }
 }
 
 fn diff_u(

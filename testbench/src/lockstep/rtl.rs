@@ -45,7 +45,6 @@ pub(crate) struct CycleOut {
 pub(crate) struct Session {
     pub m: LoadedModel,
     p: TopPorts,
-    lanes: usize,
     pub mem: MemoryModel,
     /// Cycles since the start pulse (the pulse is cycle 0).
     pub kernel_cycle: u64,
@@ -62,7 +61,6 @@ impl Session {
         Session {
             m,
             p,
-            lanes: cfg.lanes as usize,
             mem: MemoryModel::new(settings, cfg.sms, initial_memory),
             kernel_cycle: 0,
         }
@@ -141,7 +139,6 @@ impl Session {
         });
         out.protocol = None;
         out.sm.resize(self.p.sm.len(), SmOut::default());
-        let lanes = self.lanes;
         for (s, sp) in self.p.sm.iter().enumerate() {
             let o = &mut out.sm[s];
             o.issue = (m.get(sp.tr_issue_valid) != 0).then(|| IssueRec {
@@ -153,7 +150,8 @@ impl Session {
             });
             o.wb = (m.get(sp.tr_wb_valid) != 0).then(|| {
                 let mut data = [0u32; 32];
-                sp.tr_wb_data.read(m, &mut data[..lanes]);
+                // Every lane of the port, also those the configuration lacks: the checker wants them 0.
+                sp.tr_wb_data.read(m, &mut data);
                 WbRec {
                     tag: m.get(sp.tr_wb_tag) as u32,
                     rd: m.get(sp.tr_wb_rd) as u8,
@@ -164,8 +162,8 @@ impl Session {
             o.st = (m.get(sp.tr_st_valid) != 0).then(|| {
                 let mut addr = [0u32; 32];
                 let mut data = [0u32; 32];
-                sp.tr_st_addr.read(m, &mut addr[..lanes]);
-                sp.tr_st_data.read(m, &mut data[..lanes]);
+                sp.tr_st_addr.read(m, &mut addr);
+                sp.tr_st_data.read(m, &mut data);
                 StRec {
                     tag: m.get(sp.tr_st_tag) as u32,
                     size: m.get(sp.tr_st_size) as u8,

@@ -432,6 +432,33 @@ fn corrupted_writeback_value_is_reported_at_its_cycle_warp_and_lane() {
     );
 }
 
+/// The trace ports carry 32 lanes whatever the configuration; a lane tiny does not have
+/// must read 0 (else a fault there would go unseen: a mutation run found such escapes).
+#[test]
+fn data_in_a_lane_the_configuration_lacks_is_a_mismatch() {
+    let cfg = GpuConfig::tiny();
+    let st = random_setup(&cfg, 3);
+    let script = st.script();
+    let wbs = script.find(|o| o.wb.is_some());
+    let (k, s) = wbs[wbs.len() / 2];
+    let mut bad = script.clone();
+    edit(&mut bad, k, s).wb.as_mut().unwrap().data[cfg.lanes as usize + 1] = 0xdead;
+    let m = st.mismatch(&bad);
+    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Writeback, k));
+    let f = m.field("value", Some(cfg.lanes + 1)).unwrap();
+    assert_eq!(
+        (f.expected.clone(), f.actual.clone()),
+        (Value::word(0), Value::word(0xdead))
+    );
+    let sts = script.find(|o| o.st.is_some());
+    let (k, s) = sts[sts.len() / 2];
+    let mut bad = script.clone();
+    edit(&mut bad, k, s).st.as_mut().unwrap().addr[31] = 4;
+    let m = st.mismatch(&bad);
+    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Store, k));
+    assert!(m.field("addr", Some(31)).is_some(), "{m}");
+}
+
 #[test]
 fn corrupted_store_issue_and_cta_records() {
     let cfg = GpuConfig::tiny();
