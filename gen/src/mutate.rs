@@ -263,9 +263,8 @@ fn yosys_or_fail(dir: &Path, script: &str, name: &str) -> Result<()> {
 
 /// Write `data` to `path` through a temporary file and a rename.
 fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, data).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+    warpforge_testbench::unit::write_atomically(path, data)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Steps 1 and 2: the design, the mutation list and the mutant design (cached).
@@ -454,15 +453,7 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
 /// Run the plan; `progress` receives one-line status messages.
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
     let (dir, mutations, mutants_v) = prepare(plan, progress)?;
-    let images: Vec<KernelImage> = plan
-        .kernels
-        .iter()
-        .map(|k| {
-            let elf = k.elf()?;
-            warpforge_loader::load_elf_file(&elf)
-                .with_context(|| format!("loading {}", elf.display()))
-        })
-        .collect::<Result<_>>()?;
+    let images = crate::regress::load_images(&plan.kernels)?;
     let mut runs = Vec::new();
     for (ki, k) in plan.kernels.iter().enumerate() {
         let case = k.default_case(&limits(&plan.config), plan.data_seed);

@@ -63,17 +63,21 @@ pub fn progress_bar(len: u64) -> ProgressBar {
     pb
 }
 
-/// Run the plan; rows in plan order (configuration, kernel, case, memory setting).
-pub fn run(plan: &Plan) -> Result<Vec<CosimRow>> {
-    let images: Vec<KernelImage> = plan
-        .kernels
+/// Build (or take from the cache) and load the ELF of each kernel.
+pub fn load_images(kernels: &[&KernelSpec]) -> Result<Vec<KernelImage>> {
+    kernels
         .iter()
         .map(|k| {
             let elf = k.elf()?;
             warpforge_loader::load_elf_file(&elf)
                 .with_context(|| format!("loading {}", elf.display()))
         })
-        .collect::<Result<_>>()?;
+        .collect()
+}
+
+/// Run the plan; rows in plan order (configuration, kernel, case, memory setting).
+pub fn run(plan: &Plan) -> Result<Vec<CosimRow>> {
+    let images = load_images(&plan.kernels)?;
     let mut jobs = Vec::new();
     for (ci, (_, cfg)) in plan.configs.iter().enumerate() {
         for (ki, k) in plan.kernels.iter().enumerate() {

@@ -54,7 +54,13 @@ fn a_fixed_set_of_mutants_is_all_detected() {
         "mutants no longer detected: {undetected:?}\n{text}"
     );
     assert_eq!(summary["coverage"].as_f64(), Some(100.0), "{text}");
-    assert!(text.contains("8 detected, 0 equivalent, 0 escapes"), "{text}");
+    assert!(
+        text.contains("8 detected, 0 equivalent, 0 escapes"),
+        "{text}"
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains(r#"tests="8""#) && xml.contains(r#"failures="0""#), "{xml}");
+    assert!(
+        xml.contains(r#"tests="8""#) && xml.contains(r#"failures="0""#),
+        "{xml}"
+    );
 }

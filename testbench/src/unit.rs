@@ -89,7 +89,7 @@ fn source_file_in(dir: &Path, top: &str, verilog: &str) -> std::io::Result<PathB
 
 /// Write `data` to `path` through a temporary file and a rename, so that a reader never sees
 /// a half-written file (parallel tests and processes write the same cache entries).
-pub(crate) fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     // Unique per call, not only per process: parallel tests of one binary write the same
