@@ -6,7 +6,9 @@
 // The references index the way the C does (`c[i] = a[i] + b[i]`), on purpose.
 #![allow(clippy::needless_range_loop)]
 
-use crate::{words_to_bytes, Buffer, Case, KernelSpec, Limits, Param, SENTINEL};
+use crate::{
+    words_to_bytes, Buffer, Case, ExpectedFault, FaultAddr, KernelSpec, Limits, Param, SENTINEL,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -111,9 +113,45 @@ pub(crate) static ALL: &[KernelSpec] = &[
         shared_bytes: 0,
         cases: alu_mix_cases,
     },
+    KernelSpec {
+        name: "fault_sys",
+        source: "fault_sys.c",
+        about: "faults on purpose: slli with imm[5]=1, custom-0 funct3=3, ecall, ebreak",
+        shape: FAULT_SHAPE,
+        shared_bytes: 0,
+        cases: fault_sys_cases,
+    },
+    KernelSpec {
+        name: "fault_csr",
+        source: "fault_csr.c",
+        about: "faults on purpose: csrrw, csrrs rs1!=0, csrrci uimm!=0, unknown CSRs 0xCCE, 0xC01",
+        shape: FAULT_SHAPE,
+        shared_bytes: 0,
+        cases: fault_csr_cases,
+    },
+    KernelSpec {
+        name: "fault_mem",
+        source: "fault_mem.c",
+        about: "faults on purpose: misaligned lw/sh, out-of-range lw (imem), sw (shared), lbu",
+        shape: FAULT_SHAPE,
+        shared_bytes: 64,
+        cases: fault_mem_cases,
+    },
+    KernelSpec {
+        name: "fault_ctrl",
+        source: "fault_ctrl.c",
+        about: "faults on purpose: misaligned jal/jalr target, fetch out of range, divergent ret, unanalysed divergent branch",
+        shape: FAULT_SHAPE,
+        shared_bytes: 0,
+        cases: fault_ctrl_cases,
+    },
 ];
 
 // ---- helpers ---------------------------------------------------------------------------------
+
+/// Launch shape of the `fault_*` kernels.
+const FAULT_SHAPE: &str =
+    "grid 2, block = a full SM less one thread; the victim is thread lanes+2 of CTA 1";
 
 /// The RNG of case `index` of `kernel` for `seed`.
 fn rng_for(seed: u64, kernel: &str, index: usize) -> ChaCha8Rng {
@@ -224,6 +262,7 @@ fn vecadd_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -262,6 +301,7 @@ fn saxpy_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(1),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -318,6 +358,7 @@ fn reduce_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![input("in", &input_words), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
+                expected_fault: None,
             }
         })
         .collect()
@@ -402,6 +443,7 @@ fn divergent_loop_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(row),
                     Param::Word(nthreads),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -460,6 +502,7 @@ fn nested_divergence_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -507,6 +550,7 @@ fn trip_count_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                     Param::Word(TRIP_MAX_STEPS),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -582,6 +626,7 @@ fn matmul_tiled_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -624,6 +669,7 @@ fn transpose_case(
             Param::Word(rows),
             Param::Word(cols),
         ],
+        expected_fault: None,
     }
 }
 
@@ -734,6 +780,7 @@ fn divergent_call_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -778,9 +825,194 @@ fn alu_mix_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(ALU_MIX_ROUNDS),
                     Param::Word(mix_seed),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
+}
+
+// ---- fault_* ---------------------------------------------------------------------------------
+
+/// The cases of a `fault_*` kernel: one per `(which, expected fault)`, all of shape grid 2 and
+/// block = a full SM less one thread (a partial last warp). CTA 0 fills SM 0, so CTA 1 runs
+/// on SM 1 when there are two SMs (else on SM 0 once CTA 0 is done), on warp slots from 0;
+/// its thread `lanes + 2` — warp slot 1, lane 2 — is the victim. `fault` gets the victim's
+/// global thread index and returns the fault it must raise (SM and warp filled in here).
+fn fault_cases(
+    kernel: &'static str,
+    limits: &Limits,
+    seed: u64,
+    faults: &[(&str, &dyn Fn(u32) -> ExpectedFault)],
+) -> Vec<Case> {
+    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+        return Vec::new();
+    }
+    let block = partial(limits, limits.max_block);
+    let grid = 2;
+    let (vcta, vtid) = (1, limits.lanes + 2);
+    let victim = vcta * block + vtid;
+    faults
+        .iter()
+        .enumerate()
+        .map(|(which, (what, fault))| {
+            let mut rng = rng_for(seed, kernel, which);
+            let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+            let mut f = fault(victim);
+            f.sm = u32::from(limits.sms >= 2);
+            f.warp = 1;
+            Case {
+                kernel,
+                label: format!("{what} grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![inout("out", &init, &init)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Word(which as u32),
+                    Param::Word(vcta),
+                    Param::Word(vtid),
+                ],
+                expected_fault: Some(f),
+            }
+        })
+        .collect()
+}
+
+/// An expected fault at the start of function `pc` (SM and warp are set by [`fault_cases`]).
+fn fault_at(cause: &'static str, pc: &'static str) -> ExpectedFault {
+    ExpectedFault {
+        cause,
+        sm: 0,
+        warp: 0,
+        pc: FaultAddr::Function(pc, 0),
+        lane: None,
+        addr: None,
+    }
+}
+
+fn fault_sys_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    fault_cases(
+        "fault_sys",
+        limits,
+        seed,
+        &[
+            ("slli-imm5", &|_| {
+                fault_at("illegal-instruction", "wf_fault_slli32")
+            }),
+            ("simt-funct3", &|_| {
+                fault_at("illegal-instruction", "wf_fault_simt3")
+            }),
+            ("ecall", &|_| fault_at("ecall", "wf_fault_ecall")),
+            ("ebreak", &|_| fault_at("breakpoint", "wf_fault_ebreak")),
+        ],
+    )
+}
+
+fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    fault_cases(
+        "fault_csr",
+        limits,
+        seed,
+        &[
+            ("csrrw-x0", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csrrw")
+            }),
+            ("csrrs-rs1", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csrrs")
+            }),
+            ("csrrci-uimm", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csrrci")
+            }),
+            ("csr-0xcce", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csr_cce")
+            }),
+            ("csr-0xc01", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csr_c01")
+            }),
+        ],
+    )
+}
+
+fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lane = Some(2);
+    let at = move |cause, pc, addr| ExpectedFault {
+        lane,
+        addr: Some(addr),
+        ..fault_at(cause, pc)
+    };
+    fault_cases(
+        "fault_mem",
+        limits,
+        seed,
+        &[
+            ("lw-misaligned", &|v| {
+                at(
+                    "misaligned-load",
+                    "wf_fault_lw",
+                    FaultAddr::Buffer(0, 4 * v + 2),
+                )
+            }),
+            ("sh-misaligned", &|v| {
+                at(
+                    "misaligned-store",
+                    "wf_fault_sh",
+                    FaultAddr::Buffer(0, 4 * v + 1),
+                )
+            }),
+            ("lw-imem", &|_| {
+                at("out-of-range-load", "wf_fault_lw", FaultAddr::Abs(0x100))
+            }),
+            ("sw-past-shared", &|_| {
+                at(
+                    "out-of-range-store",
+                    "wf_fault_sw",
+                    FaultAddr::Abs(0x1000_0040),
+                )
+            }),
+            ("lbu-below-global", &|_| {
+                at(
+                    "out-of-range-load",
+                    "wf_fault_lbu",
+                    FaultAddr::Abs(0x7fff_ffff),
+                )
+            }),
+        ],
+    )
+}
+
+fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    fault_cases(
+        "fault_ctrl",
+        limits,
+        seed,
+        &[
+            ("jal-misaligned", &|_| ExpectedFault {
+                addr: Some(FaultAddr::Function("wf_fault_jal", 6)),
+                ..fault_at("misaligned-fetch", "wf_fault_jal")
+            }),
+            ("jalr-misaligned", &|_| ExpectedFault {
+                lane: Some(2),
+                addr: Some(FaultAddr::Function("wf_fault_jalr", 2)),
+                ..fault_at("misaligned-fetch", "wf_fault_jalr")
+            }),
+            ("fetch-out-of-range", &|_| ExpectedFault {
+                pc: FaultAddr::Abs(0x0100_0000),
+                addr: Some(FaultAddr::Abs(0x0100_0000)),
+                ..fault_at("out-of-range-fetch", "wf_fault_jalr")
+            }),
+            // The `ret` of wf_fault_divret: 9 instructions in (two `la`s are 2 each).
+            ("ret-divergent", &|_| ExpectedFault {
+                pc: FaultAddr::Function("wf_fault_divret", 0x24),
+                lane: Some(2),
+                ..fault_at("divergent-jump", "wf_fault_divret")
+            }),
+            // The `bnez` 3 instructions into wf_fault_unrec (reached at +4).
+            ("branch-unanalysed", &|_| ExpectedFault {
+                pc: FaultAddr::Function("wf_fault_unrec", 12),
+                ..fault_at("unknown-reconvergence", "wf_fault_unrec")
+            }),
+        ],
+    )
 }
 
 #[cfg(test)]
@@ -841,6 +1073,7 @@ mod tests {
                     lanes,
                     max_block,
                     smem_bytes: 4096,
+                    sms: 1,
                 };
                 for want in [1, lanes, lanes + 1, max_block, max_block / 2 + 1] {
                     let b = partial(&l, want);
