@@ -114,6 +114,22 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: alu_mix_cases,
     },
     KernelSpec {
+        name: "csr_all",
+        source: "csr_all.c",
+        about: "every CSR read by every thread (tmask also on both sides of a divergent branch)",
+        shape: "grid*block threads, all resident at once",
+        shared_bytes: 0,
+        cases: csr_all_cases,
+    },
+    KernelSpec {
+        name: "isa_ops",
+        source: "isa_ops.c",
+        about: "every RV32IM operation (shifts, mulh*, div/rem, byte/half loads and stores, branches) on edge operands",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: isa_ops_cases,
+    },
+    KernelSpec {
         name: "fault_sys",
         source: "fault_sys.c",
         about: "faults on purpose: slli with imm[5]=1, custom-0 funct3=3, ecall, ebreak",
@@ -824,6 +840,248 @@ fn alu_mix_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                     Param::Word(ALU_MIX_ROUNDS),
                     Param::Word(mix_seed),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- csr_all ---------------------------------------------------------------------------------
+
+/// Words per thread of `csr_all`'s `out`.
+pub const CSR_ALL_WORDS: u32 = 16;
+
+/// `out` of csr_all.c.
+pub fn csr_all_ref(limits: &Limits, grid: u32, block: u32) -> Vec<u32> {
+    let lanes = limits.lanes;
+    let warps = limits.max_block / lanes;
+    let mut out = Vec::with_capacity((grid * block * CSR_ALL_WORDS) as usize);
+    for c in 0..grid {
+        for t in 0..block {
+            let lane = t % lanes;
+            let w = t / lanes;
+            let present = (block - w * lanes).min(lanes);
+            let mask = if present >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << present) - 1
+            };
+            let side = if lane & 1 == 1 {
+                mask & 0xAAAA_AAAA
+            } else {
+                (mask & 0x5555_5555) | 0x8000_0000
+            };
+            out.extend_from_slice(&[
+                t,
+                c,
+                block,
+                grid,
+                c * block + t,
+                lane,
+                1,
+                1,
+                lanes,
+                warps,
+                limits.sms,
+                mask,
+                side,
+                1,
+                3,
+                0,
+            ]);
+        }
+    }
+    out
+}
+
+fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes;
+    let warps = limits.max_block / lanes.max(1);
+    if lanes < 2 || warps < 2 || limits.sms == 0 {
+        return Vec::new();
+    }
+    // (block, grid): every CTA resident at once (grid <= sms * CTAs per SM), so that several
+    // share an SM and the warp slots above 0 and SMs above 0 are used.
+    let fit = |block: u32| limits.sms * (warps / block.div_ceil(lanes));
+    let b1 = lanes;
+    let b2 = partial(limits, lanes + lanes / 2 + 1);
+    let b3 = partial(limits, limits.max_block);
+    let shapes = [
+        (b1, fit(b1).min(6)),
+        (b2, fit(b2).min(5)),
+        (b3, fit(b3).min(3)),
+    ];
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(idx, &(block, grid))| {
+            let n = grid * block;
+            let out = csr_all_ref(limits, grid, block);
+            // Unchecked words start random, so every seed gives other buffers.
+            let mut rng = rng_for(seed, "csr_all", idx);
+            let raw: Vec<u32> = (0..5 * n).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "csr_all",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![
+                    output("out", &out),
+                    Buffer {
+                        name: "raw",
+                        init: words_to_bytes(&raw),
+                        expected: None,
+                    },
+                ],
+                params: vec![Param::Buffer(0), Param::Buffer(1)],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- isa_ops ---------------------------------------------------------------------------------
+
+/// Words per thread of `isa_ops`'s `out` (`ISA_OPS_WORDS` in isa_ops.c).
+pub const ISA_OPS_WORDS: u32 = 45;
+
+/// Operands every `isa_ops` case pairs with each other (thread `g < 100` takes
+/// `(ISA_EDGES[g % 10], ISA_EDGES[g / 10])`).
+pub const ISA_EDGES: [u32; 10] = [
+    0,
+    1,
+    0xffff_ffff,
+    0x8000_0000,
+    0x7fff_ffff,
+    31,
+    32,
+    33,
+    0x1234_5678,
+    0xffff_fffe,
+];
+
+/// The results of isa_ops.c for operands `a`, `b`.
+pub fn isa_ops_ref(a: u32, b: u32) -> [u32; ISA_OPS_WORDS as usize] {
+    let (sa, sb) = (a as i32, b as i32);
+    let sh = b & 31;
+    let div = if b == 0 {
+        u32::MAX
+    } else {
+        sa.wrapping_div(sb) as u32
+    };
+    let rem = if b == 0 {
+        a
+    } else {
+        sa.wrapping_rem(sb) as u32
+    };
+    let mulhsu = ((i64::from(sa) * b as i64) >> 32) as u32;
+    let b_in = a & 0xff | (b & 0xff) << 8 | (b & 0xffff) << 16;
+    [
+        a.wrapping_add(b),
+        a.wrapping_sub(b),
+        a << sh,
+        u32::from(sa < sb),
+        u32::from(a < b),
+        a ^ b,
+        a >> sh,
+        (sa >> sh) as u32,
+        a | b,
+        a & b,
+        a.wrapping_mul(b),
+        ((i64::from(sa) * i64::from(sb)) >> 32) as u32,
+        mulhsu,
+        ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        div,
+        a.checked_div(b).unwrap_or(u32::MAX),
+        rem,
+        a.checked_rem(b).unwrap_or(a),
+        a.wrapping_sub(2048),
+        u32::from(sa < -1),
+        u32::from(a < u32::MAX),
+        !a,
+        a | 0x555,
+        a & 0xffff_ff00,
+        a,
+        a << 1,
+        a << 31,
+        a,
+        a >> 1,
+        a >> 31,
+        a,
+        (sa >> 1) as u32,
+        (sa >> 31) as u32,
+        a.wrapping_add(0xffff_f000),
+        (a >> 24) as u8 as i8 as i32 as u32,
+        (a >> 8) & 0xff,
+        (a >> 16) as u16 as i16 as i32 as u32,
+        a & 0xffff,
+        b_in,
+        u32::from(a == b),
+        u32::from(a != b),
+        u32::from(sa < sb),
+        u32::from(sa >= sb),
+        u32::from(a < b),
+        u32::from(a >= b),
+    ]
+}
+
+fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let mut shapes = shapes_1d(limits);
+    if shapes.is_empty() {
+        return Vec::new();
+    }
+    // The last shape covers all 100 edge pairs.
+    let h = partial(limits, limits.max_block / 2 + 1);
+    let grid = 104u32.div_ceil(h).max(2);
+    shapes[3] = (grid, h, grid * h - h.min(3));
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "isa_ops", idx);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for g in 0..n as usize {
+                if g < 100 && idx != 0 {
+                    a.push(ISA_EDGES[g % 10]);
+                    b.push(ISA_EDGES[g / 10]);
+                } else {
+                    a.push(varied(&mut rng));
+                    b.push(if rng.gen_bool(0.2) {
+                        0
+                    } else {
+                        varied(&mut rng)
+                    });
+                }
+            }
+            let out: Vec<u32> = a
+                .iter()
+                .zip(&b)
+                .flat_map(|(&x, &y)| isa_ops_ref(x, y))
+                .collect();
+            let scratch: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            let scratch_after: Vec<u32> = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| x & 0xff | (y & 0xff) << 8 | (y & 0xffff) << 16)
+                .collect();
+            Case {
+                kernel: "isa_ops",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("a", &a),
+                    input("b", &b),
+                    inout("scratch", &scratch, &scratch_after),
+                    output("out", &out),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                    Param::Word(n),
                 ],
                 expected_fault: None,
             }

@@ -553,6 +553,8 @@ fn names_and_sources() {
             "transpose_tiled",
             "divergent_call",
             "alu_mix",
+            "csr_all",
+            "isa_ops",
             "fault_sys",
             "fault_csr",
             "fault_mem",
