@@ -130,6 +130,38 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: isa_ops_cases,
     },
     KernelSpec {
+        name: "hazards",
+        source: "hazards.c",
+        about: "RAW (rs1, rs2) and WAW hazards behind ALU, multiplier, divider and loads in dense asm chains: a missed hazard is a wrong value",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: hazards_cases,
+    },
+    KernelSpec {
+        name: "divergent_return",
+        source: "divergent_return.c",
+        about: "reconvergence at the return (ra) of a leaf called from both sides of a divergent branch",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: divergent_return_cases,
+    },
+    KernelSpec {
+        name: "cta_shared",
+        source: "cta_shared.c",
+        about: "many CTAs resident per SM, each writing and reading its own 64-word shared window across barriers",
+        shape: "block <= 64, any grid",
+        shared_bytes: CTA_SHARED_WORDS * 4,
+        cases: cta_shared_cases,
+    },
+    KernelSpec {
+        name: "barrier_slots",
+        source: "barrier_slots.c",
+        about: "one CTA per SM over every warp slot; in round r warp r is late to the barrier",
+        shape: "block = a full SM (or one less), any grid",
+        shared_bytes: 256 * 4,
+        cases: barrier_slots_cases,
+    },
+    KernelSpec {
         name: "fault_sys",
         source: "fault_sys.c",
         about: "faults on purpose: slli with imm[5]=1, custom-0 funct3=3, ecall, ebreak",
@@ -1083,6 +1115,298 @@ fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                     Param::Word(n),
                 ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- hazards ---------------------------------------------------------------------------------
+
+/// Words per thread of `hazards`'s `out` (`HAZARDS_WORDS` in hazards.c).
+pub const HAZARDS_WORDS: u32 = 11;
+
+/// `out` of hazards.c for one thread: operands `x`, `y` and its memory words `w0`, `w1`, `w3`.
+pub fn hazards_ref(x: u32, y: u32, w0: u32, w1: u32, w3: u32) -> [u32; HAZARDS_WORDS as usize] {
+    let divu = x.checked_div(y).unwrap_or(u32::MAX);
+    let rem = |a: u32, b: u32| {
+        if b == 0 {
+            a
+        } else {
+            (a as i32).wrapping_rem(b as i32) as u32
+        }
+    };
+    let alu = {
+        let t0 = x.wrapping_add(y);
+        let t1 = y.wrapping_sub(t0);
+        let t2 = t1 ^ x;
+        x << (t2 & 31)
+    };
+    let mul = {
+        let t0 = x.wrapping_mul(y);
+        let t1 = y.wrapping_add(t0);
+        let t2 = ((i64::from(t1 as i32) * i64::from(x as i32)) >> 32) as u32;
+        t2.wrapping_sub(y)
+    };
+    let div = {
+        let t1 = x.wrapping_add(divu);
+        rem(t1, y) ^ t1
+    };
+    let waw = divu
+        .wrapping_add(x.wrapping_add(7))
+        .wrapping_add(y.wrapping_add(5))
+        .wrapping_add(x.wrapping_sub(3));
+    let producers = [divu, x.wrapping_mul(y), w1, x.wrapping_add(y)];
+    let rs2 = producers.iter().fold(0, |a, p| a ^ x.wrapping_add(*p));
+    let rs1 = producers.iter().fold(0, |a, p| a ^ p.wrapping_sub(x));
+    [
+        alu,
+        mul,
+        div,
+        w1.wrapping_sub(x.wrapping_add(w0)),
+        w3,
+        waw,
+        rs2,
+        rs2,
+        rs1,
+        rs1,
+        u32::from(w0 == x),
+    ]
+}
+
+fn hazards_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "hazards", idx);
+            let x: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let y: Vec<u32> = (0..n)
+                .map(|_| {
+                    if rng.gen_bool(0.1) {
+                        0
+                    } else {
+                        varied(&mut rng)
+                    }
+                })
+                .collect();
+            let mut mem = Vec::with_capacity(4 * n as usize);
+            for &xi in &x {
+                let w0 = if rng.gen_bool(0.5) { xi } else { rng.gen() };
+                mem.extend_from_slice(&[w0, rng.gen(), rng.gen(), rng.gen()]);
+            }
+            let out: Vec<u32> = (0..n as usize)
+                .flat_map(|i| hazards_ref(x[i], y[i], mem[4 * i], mem[4 * i + 1], mem[4 * i + 3]))
+                .collect();
+            Case {
+                kernel: "hazards",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("mem", &mem),
+                    input("x", &x),
+                    input("y", &y),
+                    output("out", &out),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                    Param::Word(n),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- divergent_return ------------------------------------------------------------------------
+
+/// `dr_pick` of divergent_return.c.
+pub fn dr_pick(x: u32) -> u32 {
+    if x & 1 == 1 {
+        (x << 3).wrapping_add(101)
+    } else {
+        (x >> 1) ^ 0x55
+    }
+}
+
+/// out of divergent_return.c.
+pub fn divergent_return_ref(input: &[u32], n: usize, rounds: u32) -> Vec<u32> {
+    input[..n]
+        .iter()
+        .map(|&v| {
+            let mut acc = v;
+            for i in 0..rounds {
+                let u = v.wrapping_add(i);
+                if u % 3 != 0 {
+                    acc = acc.wrapping_add(dr_pick(u).wrapping_add(1));
+                } else {
+                    acc ^= dr_pick(u ^ 0xff).wrapping_mul(3);
+                }
+                acc = acc.wrapping_add(dr_pick(acc));
+            }
+            acc
+        })
+        .collect()
+}
+
+/// Rounds of the `divergent_return` cases.
+pub const DIVERGENT_RETURN_ROUNDS: u32 = 6;
+
+fn divergent_return_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "divergent_return", idx);
+            let values: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            let out = divergent_return_ref(&values, n as usize, DIVERGENT_RETURN_ROUNDS);
+            Case {
+                kernel: "divergent_return",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![input("in", &values), output("out", &out)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Word(n),
+                    Param::Word(DIVERGENT_RETURN_ROUNDS),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- cta_shared ------------------------------------------------------------------------------
+
+/// Shared words of one `cta_shared` CTA (`CTA_SHARED_WORDS`).
+pub const CTA_SHARED_WORDS: u32 = 64;
+
+/// (out, window) of cta_shared.c.
+pub fn cta_shared_ref(grid: u32, block: u32, rounds: u32) -> (Vec<u32>, Vec<u32>) {
+    let n = CTA_SHARED_WORDS;
+    let mut out = Vec::new();
+    let mut window = Vec::new();
+    for c in 0..grid {
+        for t in 0..block {
+            let mut d = t + 1000;
+            for _ in 0..3 {
+                d = d / 3 + 777;
+            }
+            let mut acc = 0u32;
+            for r in 0..rounds {
+                acc = acc.wrapping_add(d & 1);
+                acc = acc.wrapping_add((c << 20) ^ (r << 12) ^ ((t + 1) % n));
+            }
+            out.push(acc);
+        }
+        let last = rounds.saturating_sub(1);
+        for j in 0..n {
+            window.push(if rounds == 0 {
+                0
+            } else {
+                (c << 20) ^ (last << 12) ^ ((j + n - last % n) % n)
+            });
+        }
+    }
+    (out, window)
+}
+
+fn cta_shared_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes;
+    let warps = limits.max_block / lanes.max(1);
+    if lanes < 2 || warps < 1 || limits.smem_bytes < CTA_SHARED_WORDS * 4 || limits.sms == 0 {
+        return Vec::new();
+    }
+    let resident = limits.sms * warps; // one-warp CTAs that fit at once (warp slots)
+    let b2 = partial(limits, lanes + 1).min(64);
+    let shapes = [
+        (resident.min(64), lanes.min(64)),
+        ((resident / 2).clamp(2, 32), b2),
+        ((2 * resident).min(64), partial(limits, lanes - 1).min(64)),
+    ];
+    let rounds = 3;
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(idx, &(grid, block))| {
+            let (out, window) = cta_shared_ref(grid, block, rounds);
+            let mut rng = rng_for(seed, "cta_shared", idx);
+            let init: Vec<u32> = (0..window.len()).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "cta_shared",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![output("out", &out), inout("window", &init, &window)],
+                params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(rounds)],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- barrier_slots ---------------------------------------------------------------------------
+
+/// out of barrier_slots.c.
+pub fn barrier_slots_ref(lanes: u32, grid: u32, block: u32) -> Vec<u32> {
+    let nw = block.div_ceil(lanes);
+    let delay = |r: u32| {
+        let mut d = r + 0x12345;
+        for _ in 0..4 {
+            d = d / 3 + 0x1000;
+        }
+        d
+    };
+    let mut out = Vec::new();
+    for _c in 0..grid {
+        for t in 0..block {
+            let lane = t % lanes;
+            let mut acc = 0u32;
+            for r in 0..nw {
+                let partner = (lane + 1) % lanes;
+                let writer = r * lanes + partner;
+                if writer < block {
+                    acc = acc
+                        .wrapping_mul(31)
+                        .wrapping_add((r << 16) ^ writer ^ delay(r));
+                }
+            }
+            out.push(acc);
+        }
+    }
+    out
+}
+
+fn barrier_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    if limits.lanes < 2 || limits.smem_bytes < 1024 || limits.sms == 0 {
+        return Vec::new();
+    }
+    let m = limits.max_block;
+    let shapes = [
+        (limits.sms, m),
+        (2 * limits.sms, partial(limits, m)),
+        (limits.sms + 1, m),
+    ];
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(idx, &(grid, block))| {
+            let out = barrier_slots_ref(limits.lanes, grid, block);
+            let mut rng = rng_for(seed, "barrier_slots", idx);
+            let init: Vec<u32> = (0..out.len()).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "barrier_slots",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![inout("out", &init, &out)],
+                params: vec![Param::Buffer(0)],
                 expected_fault: None,
             }
         })
