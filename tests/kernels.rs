@@ -12,6 +12,7 @@ fn check_preset(name: &str) {
         lanes: cfg.lanes,
         max_block: cfg.warps * cfg.lanes,
         smem_bytes: cfg.smem_bytes,
+        sms: cfg.sms,
     };
     let mut failures = Vec::new();
     let mut cases = 0;
@@ -28,9 +29,10 @@ fn check_preset(name: &str) {
             cases += 1;
             let r = run_case(&cfg, &image, &case, DEFAULT_MAX_CYCLES).unwrap();
             if !r.passed() {
-                let why = match &r.outcome {
-                    RunOutcome::Finished => r.mismatches.join("; "),
-                    other => format!("{other:?}"),
+                let why = match (&r.outcome, &r.fault_check) {
+                    (RunOutcome::Timeout(_), _) => format!("{:?}", r.outcome),
+                    (_, Err(why)) => why.clone(),
+                    _ => r.mismatches.join("; "),
                 };
                 failures.push(format!("{} [{}]: {why}", k.name, case.label));
             }
@@ -72,6 +74,7 @@ fn suite_includes_partial_warps_and_multi_cta_grids() {
             lanes: cfg.lanes,
             max_block: cfg.warps * cfg.lanes,
             smem_bytes: cfg.smem_bytes,
+            sms: cfg.sms,
         };
         let all: Vec<_> = warpforge_kernels::all()
             .iter()

@@ -26,20 +26,29 @@ pub struct CosimCase {
     /// Output buffers compared with the reference (and equal, when `reference` is empty).
     pub checked_buffers: Vec<&'static str>,
     pub placed: Placed,
+    /// Whether the run ended as the case expects: finished, or stopped on exactly the case's
+    /// expected fault (`Err`: what happened instead). `Ok` when the lock-step run failed.
+    pub fault_check: Result<(), String>,
 }
 
 impl CosimCase {
     pub fn passed(&self) -> bool {
-        matches!(&self.result, Ok(r) if r.outcome == CosimOutcome::Finished)
-            && self.reference.is_empty()
+        self.result.is_ok() && self.reference.is_empty() && self.fault_check.is_ok()
     }
 
-    /// One word for tables: `pass`, `mismatch`, `timeout`, `hang`, `build`, `fault`,
-    /// `reference`.
+    /// One word for tables: `pass`, `mismatch`, `timeout`, `hang`, `build`, `fault` (an
+    /// unexpected fault, or another than the expected one), `no-fault` (finished where the
+    /// case expects a fault), `reference`.
     pub fn verdict(&self) -> &'static str {
         match &self.result {
             Err(e) => e.kind(),
-            Ok(r) if r.outcome != CosimOutcome::Finished => "fault",
+            Ok(r) if self.fault_check.is_err() => {
+                if r.outcome == CosimOutcome::Finished {
+                    "no-fault"
+                } else {
+                    "fault"
+                }
+            }
             Ok(_) if !self.reference.is_empty() => "reference",
             Ok(_) => "pass",
         }
@@ -51,8 +60,12 @@ impl CosimCase {
         match &self.result {
             Err(e) => s.push_str(&e.to_string()),
             Ok(r) => {
-                if let CosimOutcome::Fault(f) = &r.outcome {
-                    s.push_str(&crate::report::fault_line(f, image));
+                if let Err(why) = &self.fault_check {
+                    if let CosimOutcome::Fault(f) = &r.outcome {
+                        s.push_str(&crate::report::fault_line(f, image));
+                        s.push('\n');
+                    }
+                    s.push_str(why);
                 }
                 for m in &self.reference {
                     if !s.is_empty() {
@@ -84,8 +97,15 @@ pub fn run_case(
     let result = cosim(cfg, image, gpu, launch, opts);
     let mut reference = Vec::new();
     let mut checked_buffers = Vec::new();
+    let fault_check = match &result {
+        Err(_) => Ok(()),
+        Ok(r) => match &r.outcome {
+            CosimOutcome::Finished => host::check_fault(case, image, &placed, None),
+            CosimOutcome::Fault(f) => host::check_fault(case, image, &placed, Some(f)),
+        },
+    };
     if let Ok(r) = &result {
-        if r.outcome == CosimOutcome::Finished {
+        if r.outcome == CosimOutcome::Finished && case.expected_fault.is_none() {
             for (b, &addr) in case.buffers.iter().zip(&placed.buffers) {
                 if let Some(expected) = &b.expected {
                     checked_buffers.push(b.name);
@@ -109,6 +129,7 @@ pub fn run_case(
         reference,
         checked_buffers,
         placed,
+        fault_check,
     })
 }
 

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use anyhow::{bail, Context as _, Result};
 use warpforge_config::GpuConfig;
-use warpforge_kernels::{Case, Limits, Param};
+use warpforge_kernels::{Case, FaultRecord, Limits, Param};
 use warpforge_loader::KernelImage;
-use warpforge_sim::{Gpu, RunOutcome, Stats};
+use warpforge_sim::{Fault, Gpu, RunOutcome, Stats};
 
 /// Default cycle limit of a model run: generous for the shipped kernels, still a watchdog.
 pub const DEFAULT_MAX_CYCLES: u64 = 50_000_000;
@@ -29,6 +29,7 @@ pub fn limits(cfg: &GpuConfig) -> Limits {
         lanes: cfg.lanes,
         max_block: cfg.warps * cfg.lanes,
         smem_bytes: cfg.smem_bytes,
+        sms: cfg.sms,
     }
 }
 
@@ -63,12 +64,63 @@ pub struct CaseResult {
     pub stats: Stats,
     /// One line per output buffer that differs from the reference (empty = pass).
     pub mismatches: Vec<String>,
+    /// Whether the run ended as the case expects: finished, or stopped on exactly the
+    /// case's expected fault (`Err`: what happened instead; a timeout is reported by
+    /// `outcome`).
+    pub fault_check: Result<(), String>,
 }
 
 impl CaseResult {
     pub fn passed(&self) -> bool {
-        self.outcome == RunOutcome::Finished && self.mismatches.is_empty()
+        !matches!(self.outcome, RunOutcome::Timeout(_))
+            && self.mismatches.is_empty()
+            && self.fault_check.is_ok()
     }
+}
+
+/// A model fault as a plain record (the form a case's expected fault is compared in).
+pub fn fault_record(f: &Fault) -> FaultRecord {
+    FaultRecord {
+        cause: f.cause.name().to_string(),
+        sm: f.sm,
+        warp: f.warp,
+        pc: f.pc,
+        lane: f.lane,
+        addr: f.addr,
+    }
+}
+
+/// The fault `case` expects, resolved against the image's functions and the placed buffers.
+pub fn expected_fault(
+    case: &Case,
+    image: &KernelImage,
+    placed: &Placed,
+) -> Option<Result<FaultRecord, String>> {
+    case.expected_fault.as_ref().map(|e| {
+        e.resolve(
+            |name| {
+                image
+                    .functions
+                    .iter()
+                    .find(|f| f.name == name)
+                    .map(|f| f.start)
+            },
+            &placed.buffers,
+        )
+    })
+}
+
+/// [`warpforge_kernels::check_fault`] of a run that stopped on `fault` (`None`: finished).
+pub fn check_fault(
+    case: &Case,
+    image: &KernelImage,
+    placed: &Placed,
+    fault: Option<&Fault>,
+) -> Result<(), String> {
+    warpforge_kernels::check_fault(
+        expected_fault(case, image, placed).as_ref(),
+        fault.map(fault_record).as_ref(),
+    )
 }
 
 /// Run `case` of a kernel on a fresh model and compare every output buffer.
@@ -83,7 +135,12 @@ pub fn run_case(
     gpu.launch(case.grid, case.block, placed.param)?;
     let outcome = gpu.run(max_cycles);
     let mut mismatches = Vec::new();
-    if outcome == RunOutcome::Finished {
+    let fault_check = match &outcome {
+        RunOutcome::Timeout(_) => Ok(()),
+        RunOutcome::Finished => check_fault(case, image, &placed, None),
+        RunOutcome::Fault(f) => check_fault(case, image, &placed, Some(f)),
+    };
+    if outcome == RunOutcome::Finished && case.expected_fault.is_none() {
         for (b, &addr) in case.buffers.iter().zip(&placed.buffers) {
             if let Some(expected) = &b.expected {
                 let got = gpu.read(addr, expected.len() as u32)?;
@@ -97,6 +154,7 @@ pub fn run_case(
         outcome,
         stats: gpu.stats().clone(),
         mismatches,
+        fault_check,
     })
 }
 

@@ -491,7 +491,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         print!("{}", report::hexdump(addr, gpu.read(addr, len)?));
     }
     let mut failed = false;
+    let fault_check = match &outcome {
+        RunOutcome::Timeout(_) => Ok(()),
+        RunOutcome::Finished => host::check_fault(&case, &image, &placed, None),
+        RunOutcome::Fault(f) => host::check_fault(&case, &image, &placed, Some(f)),
+    };
     match &outcome {
+        RunOutcome::Finished if case.expected_fault.is_some() => {}
         RunOutcome::Finished => {
             for (b, &addr) in case.buffers.iter().zip(&placed.buffers) {
                 if let Some(expected) = &b.expected {
@@ -508,12 +514,20 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         }
         RunOutcome::Fault(f) => {
             println!("{}", report::fault_line(f, &image));
-            failed = true;
+            if fault_check.is_ok() {
+                println!("check: this is the fault the case expects (SM, warp, pc, cause, lane and address)");
+            }
         }
         RunOutcome::Timeout(t) => {
             print!("{t}");
             failed = true;
         }
+    }
+    if let Err(why) = &fault_check {
+        if matches!(outcome, RunOutcome::Finished) || case.expected_fault.is_some() {
+            println!("check FAILED: {why}");
+        }
+        failed = true;
     }
     if let Some(path) = &args.json {
         std::fs::write(
@@ -554,6 +568,7 @@ fn custom_case(grid: Option<u32>, block: Option<u32>, args: &[String]) -> Result
         block,
         buffers,
         params,
+        expected_fault: None,
     })
 }
 
@@ -917,6 +932,13 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
                         ""
                     }
                 ),
+            }
+            match &c.fault_check {
+                Ok(()) if case.expected_fault.is_some() => println!(
+                    "check: this is the fault the case expects (SM, warp, pc, cause, lane and address)"
+                ),
+                Ok(()) => {}
+                Err(why) => println!("check FAILED: {why}"),
             }
             if r.outcome == CosimOutcome::Finished {
                 for name in &c.checked_buffers {

@@ -176,11 +176,12 @@ pub struct SuiteRow {
 
 impl SuiteRow {
     pub fn new(kernel: &str, case: &Case, r: &CaseResult, lanes: u32, t: Duration) -> Self {
-        let result = match (&r.outcome, r.mismatches.first()) {
-            (RunOutcome::Finished, None) => "pass".to_string(),
-            (RunOutcome::Finished, Some(m)) => format!("FAIL: {m}"),
-            (RunOutcome::Fault(f), _) => format!("FAIL: {f}"),
-            (RunOutcome::Timeout(t), _) => format!("FAIL: timeout after {} cycles", t.cycles),
+        let result = match (&r.outcome, r.mismatches.first(), &r.fault_check) {
+            (RunOutcome::Timeout(t), ..) => format!("FAIL: timeout after {} cycles", t.cycles),
+            (_, _, Err(why)) => format!("FAIL: {why}"),
+            (RunOutcome::Finished, Some(m), _) => format!("FAIL: {m}"),
+            (RunOutcome::Finished, None, _) => "pass".to_string(),
+            (RunOutcome::Fault(f), ..) => format!("pass (the expected fault: {f})"),
         };
         SuiteRow {
             kernel: kernel.to_string(),

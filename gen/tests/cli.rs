@@ -616,6 +616,7 @@ fn cosim_end_to_end_on_a_replayed_rtl() {
         lanes: cfg.lanes,
         max_block: cfg.warps * cfg.lanes,
         smem_bytes: cfg.smem_bytes,
+        sms: cfg.sms,
     };
     let case = k.default_case(&limits, 1);
     let mut gpu = warpforge_sim::Gpu::new(&cfg, &image).unwrap();

@@ -6,7 +6,9 @@
 // The references index the way the C does (`c[i] = a[i] + b[i]`), on purpose.
 #![allow(clippy::needless_range_loop)]
 
-use crate::{words_to_bytes, Buffer, Case, KernelSpec, Limits, Param, SENTINEL};
+use crate::{
+    words_to_bytes, Buffer, Case, ExpectedFault, FaultAddr, KernelSpec, Limits, Param, SENTINEL,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -111,9 +113,93 @@ pub(crate) static ALL: &[KernelSpec] = &[
         shared_bytes: 0,
         cases: alu_mix_cases,
     },
+    KernelSpec {
+        name: "csr_all",
+        source: "csr_all.c",
+        about: "every CSR read by every thread (tmask also on both sides of a divergent branch)",
+        shape: "grid*block threads, all resident at once",
+        shared_bytes: 0,
+        cases: csr_all_cases,
+    },
+    KernelSpec {
+        name: "isa_ops",
+        source: "isa_ops.c",
+        about: "every RV32IM operation (shifts, mulh*, div/rem, byte/half loads and stores, branches) on edge operands",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: isa_ops_cases,
+    },
+    KernelSpec {
+        name: "hazards",
+        source: "hazards.c",
+        about: "RAW (rs1, rs2) and WAW hazards behind ALU, multiplier, divider and loads in dense asm chains: a missed hazard is a wrong value",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: hazards_cases,
+    },
+    KernelSpec {
+        name: "divergent_return",
+        source: "divergent_return.c",
+        about: "reconvergence at the return (ra) of a leaf called from both sides of a divergent branch",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: divergent_return_cases,
+    },
+    KernelSpec {
+        name: "cta_shared",
+        source: "cta_shared.c",
+        about: "many CTAs resident per SM, each writing and reading its own 64-word shared window across barriers",
+        shape: "block <= 64, any grid",
+        shared_bytes: CTA_SHARED_WORDS * 4,
+        cases: cta_shared_cases,
+    },
+    KernelSpec {
+        name: "barrier_slots",
+        source: "barrier_slots.c",
+        about: "one CTA per SM over every warp slot; in round r warp r is late to the barrier",
+        shape: "block = a full SM (or one less), any grid",
+        shared_bytes: 256 * 4,
+        cases: barrier_slots_cases,
+    },
+    KernelSpec {
+        name: "fault_sys",
+        source: "fault_sys.c",
+        about: "faults on purpose: slli with imm[5]=1, custom-0 funct3=3, ecall, ebreak",
+        shape: FAULT_SHAPE,
+        shared_bytes: 0,
+        cases: fault_sys_cases,
+    },
+    KernelSpec {
+        name: "fault_csr",
+        source: "fault_csr.c",
+        about: "faults on purpose: csrrw, csrrs rs1!=0, csrrci uimm!=0, unknown CSRs 0xCCE, 0xC01",
+        shape: FAULT_SHAPE,
+        shared_bytes: 0,
+        cases: fault_csr_cases,
+    },
+    KernelSpec {
+        name: "fault_mem",
+        source: "fault_mem.c",
+        about: "faults on purpose: misaligned lw/sh, out-of-range lw (imem), sw (shared), lbu",
+        shape: FAULT_SHAPE,
+        shared_bytes: 64,
+        cases: fault_mem_cases,
+    },
+    KernelSpec {
+        name: "fault_ctrl",
+        source: "fault_ctrl.c",
+        about: "faults on purpose: misaligned jal/jalr target, fetch out of range, divergent ret, unanalysed divergent branch",
+        shape: FAULT_SHAPE,
+        shared_bytes: 0,
+        cases: fault_ctrl_cases,
+    },
 ];
 
 // ---- helpers ---------------------------------------------------------------------------------
+
+/// Launch shape of the `fault_*` kernels.
+const FAULT_SHAPE: &str =
+    "grid 2, block = a full SM less one thread; the victim is thread lanes+2 of CTA 1";
 
 /// The RNG of case `index` of `kernel` for `seed`.
 fn rng_for(seed: u64, kernel: &str, index: usize) -> ChaCha8Rng {
@@ -224,6 +310,7 @@ fn vecadd_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -262,6 +349,7 @@ fn saxpy_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(1),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -318,6 +406,7 @@ fn reduce_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![input("in", &input_words), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
+                expected_fault: None,
             }
         })
         .collect()
@@ -402,6 +491,7 @@ fn divergent_loop_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(row),
                     Param::Word(nthreads),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -460,6 +550,7 @@ fn nested_divergence_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -507,6 +598,7 @@ fn trip_count_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                     Param::Word(TRIP_MAX_STEPS),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -582,6 +674,7 @@ fn matmul_tiled_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -624,6 +717,7 @@ fn transpose_case(
             Param::Word(rows),
             Param::Word(cols),
         ],
+        expected_fault: None,
     }
 }
 
@@ -734,6 +828,7 @@ fn divergent_call_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
@@ -778,9 +873,728 @@ fn alu_mix_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(ALU_MIX_ROUNDS),
                     Param::Word(mix_seed),
                 ],
+                expected_fault: None,
             }
         })
         .collect()
+}
+
+// ---- csr_all ---------------------------------------------------------------------------------
+
+/// Words per thread of `csr_all`'s `out`.
+pub const CSR_ALL_WORDS: u32 = 16;
+
+/// `out` of csr_all.c.
+pub fn csr_all_ref(limits: &Limits, grid: u32, block: u32) -> Vec<u32> {
+    let lanes = limits.lanes;
+    let warps = limits.max_block / lanes;
+    let mut out = Vec::with_capacity((grid * block * CSR_ALL_WORDS) as usize);
+    for c in 0..grid {
+        for t in 0..block {
+            let lane = t % lanes;
+            let w = t / lanes;
+            let present = (block - w * lanes).min(lanes);
+            let mask = if present >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << present) - 1
+            };
+            let side = if lane & 1 == 1 {
+                mask & 0xAAAA_AAAA
+            } else {
+                (mask & 0x5555_5555) | 0x8000_0000
+            };
+            out.extend_from_slice(&[
+                t,
+                c,
+                block,
+                grid,
+                c * block + t,
+                lane,
+                1,
+                1,
+                lanes,
+                warps,
+                limits.sms,
+                mask,
+                side,
+                1,
+                3,
+                0,
+            ]);
+        }
+    }
+    out
+}
+
+fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes;
+    let warps = limits.max_block / lanes.max(1);
+    if lanes < 2 || warps < 2 || limits.sms == 0 {
+        return Vec::new();
+    }
+    // (block, grid): every CTA resident at once (grid <= sms * CTAs per SM), so that several
+    // share an SM and the warp slots above 0 and SMs above 0 are used.
+    let fit = |block: u32| limits.sms * (warps / block.div_ceil(lanes));
+    let b1 = lanes;
+    let b2 = partial(limits, lanes + lanes / 2 + 1);
+    let b3 = partial(limits, limits.max_block);
+    let shapes = [
+        (b1, fit(b1).min(6)),
+        (b2, fit(b2).min(5)),
+        (b3, fit(b3).min(3)),
+    ];
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(idx, &(block, grid))| {
+            let n = grid * block;
+            let out = csr_all_ref(limits, grid, block);
+            // Unchecked words start random, so every seed gives other buffers.
+            let mut rng = rng_for(seed, "csr_all", idx);
+            let raw: Vec<u32> = (0..5 * n).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "csr_all",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![
+                    output("out", &out),
+                    Buffer {
+                        name: "raw",
+                        init: words_to_bytes(&raw),
+                        expected: None,
+                    },
+                ],
+                params: vec![Param::Buffer(0), Param::Buffer(1)],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- isa_ops ---------------------------------------------------------------------------------
+
+/// Words per thread of `isa_ops`'s `out` (`ISA_OPS_WORDS` in isa_ops.c).
+pub const ISA_OPS_WORDS: u32 = 45;
+
+/// Operands every `isa_ops` case pairs with each other (thread `g < 100` takes
+/// `(ISA_EDGES[g % 10], ISA_EDGES[g / 10])`).
+pub const ISA_EDGES: [u32; 10] = [
+    0,
+    1,
+    0xffff_ffff,
+    0x8000_0000,
+    0x7fff_ffff,
+    31,
+    32,
+    33,
+    0x1234_5678,
+    0xffff_fffe,
+];
+
+/// The results of isa_ops.c for operands `a`, `b`.
+pub fn isa_ops_ref(a: u32, b: u32) -> [u32; ISA_OPS_WORDS as usize] {
+    let (sa, sb) = (a as i32, b as i32);
+    let sh = b & 31;
+    let div = if b == 0 {
+        u32::MAX
+    } else {
+        sa.wrapping_div(sb) as u32
+    };
+    let rem = if b == 0 {
+        a
+    } else {
+        sa.wrapping_rem(sb) as u32
+    };
+    let mulhsu = ((i64::from(sa) * b as i64) >> 32) as u32;
+    let b_in = a & 0xff | (b & 0xff) << 8 | (b & 0xffff) << 16;
+    [
+        a.wrapping_add(b),
+        a.wrapping_sub(b),
+        a << sh,
+        u32::from(sa < sb),
+        u32::from(a < b),
+        a ^ b,
+        a >> sh,
+        (sa >> sh) as u32,
+        a | b,
+        a & b,
+        a.wrapping_mul(b),
+        ((i64::from(sa) * i64::from(sb)) >> 32) as u32,
+        mulhsu,
+        ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        div,
+        a.checked_div(b).unwrap_or(u32::MAX),
+        rem,
+        a.checked_rem(b).unwrap_or(a),
+        a.wrapping_sub(2048),
+        u32::from(sa < -1),
+        u32::from(a < u32::MAX),
+        !a,
+        a | 0x555,
+        a & 0xffff_ff00,
+        a,
+        a << 1,
+        a << 31,
+        a,
+        a >> 1,
+        a >> 31,
+        a,
+        (sa >> 1) as u32,
+        (sa >> 31) as u32,
+        a.wrapping_add(0xffff_f000),
+        (a >> 24) as u8 as i8 as i32 as u32,
+        (a >> 8) & 0xff,
+        (a >> 16) as u16 as i16 as i32 as u32,
+        a & 0xffff,
+        b_in,
+        u32::from(a == b),
+        u32::from(a != b),
+        u32::from(sa < sb),
+        u32::from(sa >= sb),
+        u32::from(a < b),
+        u32::from(a >= b),
+    ]
+}
+
+fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let mut shapes = shapes_1d(limits);
+    if shapes.is_empty() {
+        return Vec::new();
+    }
+    // The last shape covers all 100 edge pairs.
+    let h = partial(limits, limits.max_block / 2 + 1);
+    let grid = 104u32.div_ceil(h).max(2);
+    shapes[3] = (grid, h, grid * h - h.min(3));
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "isa_ops", idx);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for g in 0..n as usize {
+                if g < 100 && idx != 0 {
+                    a.push(ISA_EDGES[g % 10]);
+                    b.push(ISA_EDGES[g / 10]);
+                } else {
+                    a.push(varied(&mut rng));
+                    b.push(if rng.gen_bool(0.2) {
+                        0
+                    } else {
+                        varied(&mut rng)
+                    });
+                }
+            }
+            let out: Vec<u32> = a
+                .iter()
+                .zip(&b)
+                .flat_map(|(&x, &y)| isa_ops_ref(x, y))
+                .collect();
+            let scratch: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            let scratch_after: Vec<u32> = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| x & 0xff | (y & 0xff) << 8 | (y & 0xffff) << 16)
+                .collect();
+            Case {
+                kernel: "isa_ops",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("a", &a),
+                    input("b", &b),
+                    inout("scratch", &scratch, &scratch_after),
+                    output("out", &out),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                    Param::Word(n),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- hazards ---------------------------------------------------------------------------------
+
+/// Words per thread of `hazards`'s `out` (`HAZARDS_WORDS` in hazards.c).
+pub const HAZARDS_WORDS: u32 = 11;
+
+/// `out` of hazards.c for one thread: operands `x`, `y` and its memory words `w0`, `w1`, `w3`.
+pub fn hazards_ref(x: u32, y: u32, w0: u32, w1: u32, w3: u32) -> [u32; HAZARDS_WORDS as usize] {
+    let divu = x.checked_div(y).unwrap_or(u32::MAX);
+    let rem = |a: u32, b: u32| {
+        if b == 0 {
+            a
+        } else {
+            (a as i32).wrapping_rem(b as i32) as u32
+        }
+    };
+    let alu = {
+        let t0 = x.wrapping_add(y);
+        let t1 = y.wrapping_sub(t0);
+        let t2 = t1 ^ x;
+        x << (t2 & 31)
+    };
+    let mul = {
+        let t0 = x.wrapping_mul(y);
+        let t1 = y.wrapping_add(t0);
+        let t2 = ((i64::from(t1 as i32) * i64::from(x as i32)) >> 32) as u32;
+        t2.wrapping_sub(y)
+    };
+    let div = {
+        let t1 = x.wrapping_add(divu);
+        rem(t1, y) ^ t1
+    };
+    let waw = divu
+        .wrapping_add(x.wrapping_add(7))
+        .wrapping_add(y.wrapping_add(5))
+        .wrapping_add(x.wrapping_sub(3));
+    let producers = [divu, x.wrapping_mul(y), w1, x.wrapping_add(y)];
+    let rs2 = producers.iter().fold(0, |a, p| a ^ x.wrapping_add(*p));
+    let rs1 = producers.iter().fold(0, |a, p| a ^ p.wrapping_sub(x));
+    [
+        alu,
+        mul,
+        div,
+        w1.wrapping_sub(x.wrapping_add(w0)),
+        w3,
+        waw,
+        rs2,
+        rs2,
+        rs1,
+        rs1,
+        u32::from(w0 == x),
+    ]
+}
+
+fn hazards_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "hazards", idx);
+            let x: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let y: Vec<u32> = (0..n)
+                .map(|_| {
+                    if rng.gen_bool(0.1) {
+                        0
+                    } else {
+                        varied(&mut rng)
+                    }
+                })
+                .collect();
+            let mut mem = Vec::with_capacity(4 * n as usize);
+            for &xi in &x {
+                let w0 = if rng.gen_bool(0.5) { xi } else { rng.gen() };
+                mem.extend_from_slice(&[w0, rng.gen(), rng.gen(), rng.gen()]);
+            }
+            let out: Vec<u32> = (0..n as usize)
+                .flat_map(|i| hazards_ref(x[i], y[i], mem[4 * i], mem[4 * i + 1], mem[4 * i + 3]))
+                .collect();
+            Case {
+                kernel: "hazards",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("mem", &mem),
+                    input("x", &x),
+                    input("y", &y),
+                    output("out", &out),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                    Param::Word(n),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- divergent_return ------------------------------------------------------------------------
+
+/// `dr_pick` of divergent_return.c.
+pub fn dr_pick(x: u32) -> u32 {
+    if x & 1 == 1 {
+        (x << 3).wrapping_add(101)
+    } else {
+        (x >> 1) ^ 0x55
+    }
+}
+
+/// out of divergent_return.c.
+pub fn divergent_return_ref(input: &[u32], n: usize, rounds: u32) -> Vec<u32> {
+    input[..n]
+        .iter()
+        .map(|&v| {
+            let mut acc = v;
+            for i in 0..rounds {
+                let u = v.wrapping_add(i);
+                if u % 3 != 0 {
+                    acc = acc.wrapping_add(dr_pick(u).wrapping_add(1));
+                } else {
+                    acc ^= dr_pick(u ^ 0xff).wrapping_mul(3);
+                }
+                acc = acc.wrapping_add(dr_pick(acc));
+            }
+            acc
+        })
+        .collect()
+}
+
+/// Rounds of the `divergent_return` cases.
+pub const DIVERGENT_RETURN_ROUNDS: u32 = 6;
+
+fn divergent_return_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "divergent_return", idx);
+            let values: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            let out = divergent_return_ref(&values, n as usize, DIVERGENT_RETURN_ROUNDS);
+            Case {
+                kernel: "divergent_return",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![input("in", &values), output("out", &out)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Word(n),
+                    Param::Word(DIVERGENT_RETURN_ROUNDS),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- cta_shared ------------------------------------------------------------------------------
+
+/// Shared words of one `cta_shared` CTA (`CTA_SHARED_WORDS`).
+pub const CTA_SHARED_WORDS: u32 = 64;
+
+/// (out, window) of cta_shared.c.
+pub fn cta_shared_ref(grid: u32, block: u32, rounds: u32) -> (Vec<u32>, Vec<u32>) {
+    let n = CTA_SHARED_WORDS;
+    let mut out = Vec::new();
+    let mut window = Vec::new();
+    for c in 0..grid {
+        for t in 0..block {
+            let mut d = t + 1000;
+            for _ in 0..3 {
+                d = d / 3 + 777;
+            }
+            let mut acc = 0u32;
+            for r in 0..rounds {
+                acc = acc.wrapping_add(d & 1);
+                acc = acc.wrapping_add((c << 20) ^ (r << 12) ^ ((t + 1) % n));
+            }
+            out.push(acc);
+        }
+        let last = rounds.saturating_sub(1);
+        for j in 0..n {
+            window.push(if rounds == 0 {
+                0
+            } else {
+                (c << 20) ^ (last << 12) ^ ((j + n - last % n) % n)
+            });
+        }
+    }
+    (out, window)
+}
+
+fn cta_shared_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes;
+    let warps = limits.max_block / lanes.max(1);
+    if lanes < 2 || warps < 1 || limits.smem_bytes < CTA_SHARED_WORDS * 4 || limits.sms == 0 {
+        return Vec::new();
+    }
+    let resident = limits.sms * warps; // one-warp CTAs that fit at once (warp slots)
+    let b2 = partial(limits, lanes + 1).min(64);
+    let shapes = [
+        (resident.min(64), lanes.min(64)),
+        ((resident / 2).clamp(2, 32), b2),
+        ((2 * resident).min(64), partial(limits, lanes - 1).min(64)),
+    ];
+    let rounds = 3;
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(idx, &(grid, block))| {
+            let (out, window) = cta_shared_ref(grid, block, rounds);
+            let mut rng = rng_for(seed, "cta_shared", idx);
+            let init: Vec<u32> = (0..window.len()).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "cta_shared",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![output("out", &out), inout("window", &init, &window)],
+                params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(rounds)],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- barrier_slots ---------------------------------------------------------------------------
+
+/// out of barrier_slots.c.
+pub fn barrier_slots_ref(lanes: u32, grid: u32, block: u32) -> Vec<u32> {
+    let nw = block.div_ceil(lanes);
+    let delay = |r: u32| {
+        let mut d = r + 0x12345;
+        for _ in 0..4 {
+            d = d / 3 + 0x1000;
+        }
+        d
+    };
+    let mut out = Vec::new();
+    for _c in 0..grid {
+        for t in 0..block {
+            let lane = t % lanes;
+            let mut acc = 0u32;
+            for r in 0..nw {
+                let partner = (lane + 1) % lanes;
+                let writer = r * lanes + partner;
+                if writer < block {
+                    acc = acc
+                        .wrapping_mul(31)
+                        .wrapping_add((r << 16) ^ writer ^ delay(r));
+                }
+            }
+            out.push(acc);
+        }
+    }
+    out
+}
+
+fn barrier_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    if limits.lanes < 2 || limits.smem_bytes < 1024 || limits.sms == 0 {
+        return Vec::new();
+    }
+    let m = limits.max_block;
+    let shapes = [
+        (limits.sms, m),
+        (2 * limits.sms, partial(limits, m)),
+        (limits.sms + 1, m),
+    ];
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(idx, &(grid, block))| {
+            let out = barrier_slots_ref(limits.lanes, grid, block);
+            let mut rng = rng_for(seed, "barrier_slots", idx);
+            let init: Vec<u32> = (0..out.len()).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "barrier_slots",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![inout("out", &init, &out)],
+                params: vec![Param::Buffer(0)],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- fault_* ---------------------------------------------------------------------------------
+
+/// The cases of a `fault_*` kernel: one per `(which, expected fault)`, all of shape grid 2 and
+/// block = a full SM less one thread (a partial last warp). CTA 0 fills SM 0, so CTA 1 runs
+/// on SM 1 when there are two SMs (else on SM 0 once CTA 0 is done), on warp slots from 0;
+/// its thread `lanes + 2` — warp slot 1, lane 2 — is the victim. `fault` gets the victim's
+/// global thread index and returns the fault it must raise (SM and warp filled in here).
+fn fault_cases(
+    kernel: &'static str,
+    limits: &Limits,
+    seed: u64,
+    faults: &[(&str, &dyn Fn(u32) -> ExpectedFault)],
+) -> Vec<Case> {
+    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+        return Vec::new();
+    }
+    let block = partial(limits, limits.max_block);
+    let grid = 2;
+    let (vcta, vtid) = (1, limits.lanes + 2);
+    let victim = vcta * block + vtid;
+    faults
+        .iter()
+        .enumerate()
+        .map(|(which, (what, fault))| {
+            let mut rng = rng_for(seed, kernel, which);
+            let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+            let mut f = fault(victim);
+            f.sm = u32::from(limits.sms >= 2);
+            f.warp = 1;
+            Case {
+                kernel,
+                label: format!("{what} grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![inout("out", &init, &init)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Word(which as u32),
+                    Param::Word(vcta),
+                    Param::Word(vtid),
+                ],
+                expected_fault: Some(f),
+            }
+        })
+        .collect()
+}
+
+/// An expected fault at the start of function `pc` (SM and warp are set by [`fault_cases`]).
+fn fault_at(cause: &'static str, pc: &'static str) -> ExpectedFault {
+    ExpectedFault {
+        cause,
+        sm: 0,
+        warp: 0,
+        pc: FaultAddr::Function(pc, 0),
+        lane: None,
+        addr: None,
+    }
+}
+
+fn fault_sys_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    fault_cases(
+        "fault_sys",
+        limits,
+        seed,
+        &[
+            ("slli-imm5", &|_| {
+                fault_at("illegal-instruction", "wf_fault_slli32")
+            }),
+            ("simt-funct3", &|_| {
+                fault_at("illegal-instruction", "wf_fault_simt3")
+            }),
+            ("ecall", &|_| fault_at("ecall", "wf_fault_ecall")),
+            ("ebreak", &|_| fault_at("breakpoint", "wf_fault_ebreak")),
+        ],
+    )
+}
+
+fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    fault_cases(
+        "fault_csr",
+        limits,
+        seed,
+        &[
+            ("csrrw-x0", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csrrw")
+            }),
+            ("csrrs-rs1", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csrrs")
+            }),
+            ("csrrci-uimm", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csrrci")
+            }),
+            ("csr-0xcce", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csr_cce")
+            }),
+            ("csr-0xc01", &|_| {
+                fault_at("illegal-instruction", "wf_fault_csr_c01")
+            }),
+        ],
+    )
+}
+
+fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lane = Some(2);
+    let at = move |cause, pc, addr| ExpectedFault {
+        lane,
+        addr: Some(addr),
+        ..fault_at(cause, pc)
+    };
+    fault_cases(
+        "fault_mem",
+        limits,
+        seed,
+        &[
+            ("lw-misaligned", &|v| {
+                at(
+                    "misaligned-load",
+                    "wf_fault_lw",
+                    FaultAddr::Buffer(0, 4 * v + 2),
+                )
+            }),
+            ("sh-misaligned", &|v| {
+                at(
+                    "misaligned-store",
+                    "wf_fault_sh",
+                    FaultAddr::Buffer(0, 4 * v + 1),
+                )
+            }),
+            ("lw-imem", &|_| {
+                at("out-of-range-load", "wf_fault_lw", FaultAddr::Abs(0x100))
+            }),
+            ("sw-past-shared", &|_| {
+                at(
+                    "out-of-range-store",
+                    "wf_fault_sw",
+                    FaultAddr::Abs(0x1000_0040),
+                )
+            }),
+            ("lbu-below-global", &|_| {
+                at(
+                    "out-of-range-load",
+                    "wf_fault_lbu",
+                    FaultAddr::Abs(0x7fff_ffff),
+                )
+            }),
+        ],
+    )
+}
+
+fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    fault_cases(
+        "fault_ctrl",
+        limits,
+        seed,
+        &[
+            ("jal-misaligned", &|_| ExpectedFault {
+                addr: Some(FaultAddr::Function("wf_fault_jal", 6)),
+                ..fault_at("misaligned-fetch", "wf_fault_jal")
+            }),
+            ("jalr-misaligned", &|_| ExpectedFault {
+                lane: Some(2),
+                addr: Some(FaultAddr::Function("wf_fault_jalr", 2)),
+                ..fault_at("misaligned-fetch", "wf_fault_jalr")
+            }),
+            ("fetch-out-of-range", &|_| ExpectedFault {
+                pc: FaultAddr::Abs(0x0100_0000),
+                addr: Some(FaultAddr::Abs(0x0100_0000)),
+                ..fault_at("out-of-range-fetch", "wf_fault_jalr")
+            }),
+            // The `ret` of wf_fault_divret: 9 instructions in (two `la`s are 2 each).
+            ("ret-divergent", &|_| ExpectedFault {
+                pc: FaultAddr::Function("wf_fault_divret", 0x24),
+                lane: Some(2),
+                ..fault_at("divergent-jump", "wf_fault_divret")
+            }),
+            // The `bnez` 3 instructions into wf_fault_unrec (reached at +4).
+            ("branch-unanalysed", &|_| ExpectedFault {
+                pc: FaultAddr::Function("wf_fault_unrec", 12),
+                ..fault_at("unknown-reconvergence", "wf_fault_unrec")
+            }),
+        ],
+    )
 }
 
 #[cfg(test)]
@@ -841,6 +1655,7 @@ mod tests {
                     lanes,
                     max_block,
                     smem_bytes: 4096,
+                    sms: 1,
                 };
                 for want in [1, lanes, lanes + 1, max_block, max_block / 2 + 1] {
                     let b = partial(&l, want);

@@ -29,6 +29,8 @@ pub struct Limits {
     pub max_block: u32,
     /// Shared memory of one SM in bytes (a CTA's static shared size must fit).
     pub smem_bytes: u32,
+    /// SMs of the GPU (where a CTA runs, for the cases that expect a fault).
+    pub sms: u32,
 }
 
 /// One memory buffer of a launch.
@@ -62,6 +64,126 @@ pub struct Case {
     pub block: u32,
     pub buffers: Vec<Buffer>,
     pub params: Vec<Param>,
+    /// `Some`: the case must stop on exactly this fault (docs/isa.md §8). It passes when the
+    /// kernel faults with every field equal and fails otherwise, also when it finishes;
+    /// output buffers are not compared.
+    pub expected_fault: Option<ExpectedFault>,
+}
+
+/// Where an expected fault's address lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultAddr {
+    /// This address.
+    Abs(u32),
+    /// The address of `buffers[i]` plus the offset.
+    Buffer(usize, u32),
+    /// The address of the named function (an ELF `STT_FUNC` symbol) plus the offset.
+    Function(&'static str, u32),
+}
+
+/// The fault a case must stop on: every field of the fault record of docs/isa.md §8.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExpectedFault {
+    /// The cause's name as in docs/isa.md §8 (`illegal-instruction`, `breakpoint`, …).
+    pub cause: &'static str,
+    pub sm: u32,
+    /// Hardware warp slot.
+    pub warp: u32,
+    /// The faulting instruction (usually [`FaultAddr::Function`]: a function of the kernel
+    /// plus a byte offset).
+    pub pc: FaultAddr,
+    /// The faulting lane, for the causes that report one.
+    pub lane: Option<u32>,
+    /// The faulting address, for the causes that report one.
+    pub addr: Option<FaultAddr>,
+}
+
+/// A fault record with every address resolved (what the model and the RTL report).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultRecord {
+    pub cause: String,
+    pub sm: u32,
+    pub warp: u32,
+    pub pc: u32,
+    pub lane: Option<u32>,
+    pub addr: Option<u32>,
+}
+
+impl std::fmt::Display for FaultRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} on SM {}, warp {}, pc 0x{:08x}",
+            self.cause, self.sm, self.warp, self.pc
+        )?;
+        if let Some(l) = self.lane {
+            write!(f, ", lane {l}")?;
+        }
+        if let Some(a) = self.addr {
+            write!(f, ", address 0x{a:08x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExpectedFault {
+    /// The record this expectation names, given the address of each function by name and of
+    /// each buffer. `Err` names a function the kernel does not have.
+    pub fn resolve(
+        &self,
+        function: impl Fn(&str) -> Option<u32>,
+        buffer_addrs: &[u32],
+    ) -> Result<FaultRecord, String> {
+        let func = |name: &str| {
+            function(name).ok_or_else(|| {
+                format!(
+                    "the expected fault names function `{name}`, which the kernel does not have"
+                )
+            })
+        };
+        let at = |a: FaultAddr| -> Result<u32, String> {
+            Ok(match a {
+                FaultAddr::Abs(a) => a,
+                FaultAddr::Buffer(i, off) => buffer_addrs
+                    .get(i)
+                    .ok_or_else(|| {
+                        format!("the expected fault names buffer {i}, which does not exist")
+                    })?
+                    .wrapping_add(off),
+                FaultAddr::Function(name, off) => func(name)?.wrapping_add(off),
+            })
+        };
+        let pc = at(self.pc)?;
+        let addr = self.addr.map(at).transpose()?;
+        Ok(FaultRecord {
+            cause: self.cause.to_string(),
+            sm: self.sm,
+            warp: self.warp,
+            pc,
+            lane: self.lane,
+            addr,
+        })
+    }
+}
+
+/// Whether a run ended as its case expects, as one message when it did not: `fault` is the
+/// fault the run stopped on (`None`: it finished). A case without an expected fault must
+/// finish; a case with one must stop on exactly that fault (`resolved` is
+/// [`ExpectedFault::resolve`] of it, or why it could not be resolved).
+pub fn check_fault(
+    expected: Option<&Result<FaultRecord, String>>,
+    fault: Option<&FaultRecord>,
+) -> Result<(), String> {
+    match (expected, fault) {
+        (None, None) => Ok(()),
+        (None, Some(f)) => Err(format!("unexpected fault: {f}")),
+        (Some(Err(why)), _) => Err(why.clone()),
+        (Some(Ok(e)), None) => Err(format!(
+            "the kernel finished, but the case expects the fault {e}"
+        )),
+        (Some(Ok(e)), Some(f)) if e == f => Ok(()),
+        (Some(Ok(e)), Some(f)) => Err(format!("expected the fault {e}; got {f}")),
+    }
 }
 
 impl Case {

@@ -13,16 +13,19 @@ const TINY: Limits = Limits {
     lanes: 4,
     max_block: 16,
     smem_bytes: 4096,
+    sms: 1,
 };
 const SMALL: Limits = Limits {
     lanes: 8,
     max_block: 64,
     smem_bytes: 16 * 1024,
+    sms: 2,
 };
 const FERMI: Limits = Limits {
     lanes: 32,
     max_block: 1536,
     smem_bytes: 64 * 1024,
+    sms: 4,
 };
 
 // ---- a minimal ELF32 reader --------------------------------------------------------------
@@ -264,7 +267,20 @@ fn every_kernel_builds_and_obeys_the_loader_rules() {
         let path = spec.elf().unwrap_or_else(|e| panic!("{}: {e}", spec.name));
         let elf = Elf::read(&path);
         assert_eq!(elf.entry(), 0, "{}: entry", spec.name);
-        let problems = lint(&elf);
+        let mut problems = lint(&elf);
+        // The fault_* kernels execute faulting instructions on purpose (their cases expect
+        // the fault): those are not problems there.
+        if spec
+            .cases(&TINY, 1)
+            .iter()
+            .any(|c| c.expected_fault.is_some())
+        {
+            problems.retain(|p| {
+                !(p.contains("CSR access")
+                    || p.contains("ecall/ebreak")
+                    || p.contains("unknown SIMT funct3"))
+            });
+        }
         assert!(problems.is_empty(), "{}: {problems:#?}", spec.name);
 
         // Static shared memory as declared by the spec, never loaded.
@@ -510,6 +526,7 @@ fn kernels_that_do_not_fit_have_no_cases() {
         lanes: 4,
         max_block: 8,
         smem_bytes: 1024,
+        sms: 1,
     };
     assert!(by_name("reduce").unwrap().cases(&cramped, 1).is_empty());
     assert!(by_name("matmul_tiled")
@@ -535,7 +552,17 @@ fn names_and_sources() {
             "transpose_naive",
             "transpose_tiled",
             "divergent_call",
-            "alu_mix"
+            "alu_mix",
+            "csr_all",
+            "isa_ops",
+            "hazards",
+            "divergent_return",
+            "cta_shared",
+            "barrier_slots",
+            "fault_sys",
+            "fault_csr",
+            "fault_mem",
+            "fault_ctrl",
         ]
     );
     for k in all() {

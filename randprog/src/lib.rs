@@ -243,6 +243,107 @@ impl Gen {
         }
     }
 
+    /// A dense dependency chain: 3-6 instructions, each reading the previous one's result
+    /// straight away (as rs1 or rs2, at random) behind ALU, multiplier, divider and load
+    /// latencies, sometimes starting from a load from the thread's data slice and storing its
+    /// end there; then, sometimes, a write-after-write (a divide or load, overwritten at once
+    /// by an ALU write). An RTL that misses a hazard reads a stale register: a wrong value
+    /// in the output, not only other timing.
+    fn chain(&mut self) {
+        let mut prev = self.pool();
+        if self.rng.gen_bool(0.5) {
+            let off = self.rng.gen_range(0..DATA_WORDS) * 4;
+            self.emit(Instr::Load {
+                op: LoadOp::Lw,
+                rd: prev,
+                rs1: role::DATA,
+                imm: off as i32,
+            });
+        }
+        for _ in 0..self.rng.gen_range(3..7) {
+            let rd = self.pool();
+            let other = self.src();
+            let (rs1, rs2) = if self.rng.gen_bool(0.5) {
+                (prev, other)
+            } else {
+                (other, prev)
+            };
+            let i = match self.rng.gen_range(0..4) {
+                0 => {
+                    let ops = [AluOp::Add, AluOp::Sub, AluOp::Xor, AluOp::Sll, AluOp::Sra];
+                    Instr::Op {
+                        op: ops[self.rng.gen_range(0..ops.len())],
+                        rd,
+                        rs1,
+                        rs2,
+                    }
+                }
+                1 => {
+                    let ops = [MulDivOp::Mul, MulDivOp::Mulhu, MulDivOp::Mulh];
+                    Instr::MulDiv {
+                        op: ops[self.rng.gen_range(0..ops.len())],
+                        rd,
+                        rs1,
+                        rs2,
+                    }
+                }
+                2 => {
+                    let ops = [MulDivOp::Div, MulDivOp::Remu];
+                    Instr::MulDiv {
+                        op: ops[self.rng.gen_range(0..ops.len())],
+                        rd,
+                        rs1,
+                        rs2,
+                    }
+                }
+                _ => Instr::OpImm {
+                    op: AluOp::Add,
+                    rd,
+                    rs1: prev,
+                    imm: self.imm12(),
+                },
+            };
+            self.emit(i);
+            prev = rd;
+        }
+        if self.rng.gen_bool(0.5) {
+            let off = self.rng.gen_range(0..DATA_WORDS) * 4;
+            self.emit(Instr::Store {
+                op: StoreOp::Sw,
+                rs1: role::DATA,
+                rs2: prev,
+                imm: off as i32,
+            });
+        }
+        if self.rng.gen_bool(0.4) {
+            let rd = self.pool();
+            let long = if self.rng.gen_bool(0.5) {
+                Instr::MulDiv {
+                    op: MulDivOp::Divu,
+                    rd,
+                    rs1: self.src(),
+                    rs2: self.src(),
+                }
+            } else {
+                Instr::Load {
+                    op: LoadOp::Lw,
+                    rd,
+                    rs1: role::DATA,
+                    imm: (self.rng.gen_range(0..DATA_WORDS) * 4) as i32,
+                }
+            };
+            self.emit(long);
+            let imm = self.imm12();
+            let rs1 = self.src();
+            self.emit(Instr::OpImm {
+                op: AluOp::Xor,
+                rd,
+                rs1,
+                imm,
+            });
+        }
+    }
+
     fn condition(&mut self) -> (BranchOp, Reg, Reg) {
         let ops = [
             BranchOp::Beq,
@@ -279,8 +380,10 @@ impl Gen {
     fn statements(&mut self, n: usize, depth: usize, loop_level: usize, in_function: bool) {
         for _ in 0..n {
             let r = self.rng.gen_range(0..100);
-            if r < 40 {
+            if r < 30 {
                 self.alu();
+            } else if r < 40 {
+                self.chain();
             } else if r < 58 {
                 self.memory();
             } else if r < 72 && depth < self.opts.max_depth {

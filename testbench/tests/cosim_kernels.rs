@@ -13,6 +13,7 @@ mod cosim_common;
 
 use cosim_common::{full, kernel_image, limits, place_case};
 use warpforge_config::GpuConfig;
+use warpforge_kernels::{check_fault, FaultRecord};
 use warpforge_testbench::lockstep::{cosim, CosimOptions, CosimOutcome};
 use warpforge_testbench::memory_model::MemorySettings;
 
@@ -42,10 +43,36 @@ fn run_all(cfg: GpuConfig, mem: MemorySettings) {
                 ),
                 ..Default::default()
             };
+            let expected = case.expected_fault.map(|e| {
+                e.resolve(
+                    |name| {
+                        image
+                            .functions
+                            .iter()
+                            .find(|f| f.name == name)
+                            .map(|f| f.start)
+                    },
+                    &addrs,
+                )
+            });
             match cosim(&cfg, &image, gpu, launch, &opts) {
                 Ok(r) => {
-                    if r.outcome != CosimOutcome::Finished {
-                        failures.push(format!("{} {}: {:?}", k.name, case.label, r.outcome));
+                    let fault = match &r.outcome {
+                        CosimOutcome::Finished => None,
+                        CosimOutcome::Fault(f) => Some(FaultRecord {
+                            cause: f.cause.name().to_string(),
+                            sm: f.sm,
+                            warp: f.warp,
+                            pc: f.pc,
+                            lane: f.lane,
+                            addr: f.addr,
+                        }),
+                    };
+                    if let Err(why) = check_fault(expected.as_ref(), fault.as_ref()) {
+                        failures.push(format!("{} {}: {why}", k.name, case.label));
+                        continue;
+                    }
+                    if fault.is_some() {
                         continue;
                     }
                     for (b, &a) in case.buffers.iter().zip(&addrs) {

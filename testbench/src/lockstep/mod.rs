@@ -1536,6 +1536,20 @@ impl<'a> Checker<'a> {
     }
 
     fn on_done(&mut self) -> Result<(), CosimError> {
+        if let Some((f, since)) = self.expected_fault {
+            return Err(self.mismatch(
+                RecordKind::Fault,
+                Some(f.sm),
+                Some(f.warp),
+                None,
+                format!(
+                    "the model faulted ({f}) on the instruction issued at kernel cycle {since}; the RTL finished the kernel (done) without raising `fault`"
+                ),
+                None,
+                Vec::new(),
+                Vec::new(),
+            ));
+        }
         if !self.model.is_finished() {
             let notes = vec![self
                 .live_warps()

@@ -26,6 +26,7 @@ pub fn limits(cfg: &GpuConfig) -> Limits {
         lanes: cfg.lanes,
         max_block: cfg.warps * cfg.lanes,
         smem_bytes: cfg.smem_bytes,
+        sms: cfg.sms,
     }
 }
 

@@ -1,0 +1,59 @@
+/*
+ * fault_csr - CSR accesses that docs/isa.md §3.2 makes illegal: every CSR is read-only, and an
+ * unknown CSR number is illegal.
+ *
+ * Parameters: out (u32 *, grid*block words), which, victim_cta, victim_tid.
+ * Every thread writes out[gtid] = gtid ^ 0x3c3c0000; the victim thread (CTA victim_cta, thread victim_tid) then
+ * executes, as the first instruction of its own function:
+ *   0 wf_fault_csrrw   `csrrw a0, wf_tid, x0`   (csrrw is a write whatever rs1 is)
+ *   1 wf_fault_csrrs   `csrrs a0, wf_tid, a0`   (rs1 != x0: a write)
+ *   2 wf_fault_csrrci  `csrrci a0, wf_ntid, 1`  (uimm != 0: a write)
+ *   3 wf_fault_csr_cce `csrr a0, 0xCCE`         (one past the last warpforge CSR)
+ *   4 wf_fault_csr_c01 `csrr a0, 0xC01`         (`time`: a standard CSR warpforge lacks)
+ * Each is illegal-instruction (no lane, no address).
+ */
+#include "warpforge.h"
+
+struct params {
+    uint32_t *out;
+    uint32_t which;
+    uint32_t victim_cta; /* the faulting thread: CTA and thread index in it */
+    uint32_t victim_tid;
+};
+
+#define WF_FAULT_FN(name, body)                                                               \
+    __asm__(".text\n.globl " #name "\n.type " #name ", @function\n.p2align 2\n" #name ":\n"  \
+            body "\n    ret\n.size " #name ", .-" #name "\n");
+
+WF_FAULT_FN(wf_fault_csrrw, "    csrrw a0, 0xCC0, x0")
+WF_FAULT_FN(wf_fault_csrrs, "    csrrs a0, 0xCC0, a0")
+WF_FAULT_FN(wf_fault_csrrci, "    csrrci a0, 0xCC2, 1")
+WF_FAULT_FN(wf_fault_csr_cce, "    csrr a0, 0xCCE")
+WF_FAULT_FN(wf_fault_csr_c01, "    csrr a0, 0xC01")
+
+uint32_t wf_fault_csrrw(uint32_t);
+uint32_t wf_fault_csrrs(uint32_t);
+uint32_t wf_fault_csrrci(uint32_t);
+uint32_t wf_fault_csr_cce(uint32_t);
+uint32_t wf_fault_csr_c01(uint32_t);
+
+WF_KERNEL(p)
+{
+    const struct params *q = p;
+    uint32_t t = wf_gtid();
+    q->out[t] = t ^ 0x3c3c0000u;
+    if (wf_ctaid() == q->victim_cta && wf_tid() == q->victim_tid) {
+        uint32_t w = q->which, v;
+        if (w == 0)
+            v = wf_fault_csrrw(t);
+        else if (w == 1)
+            v = wf_fault_csrrs(t);
+        else if (w == 2)
+            v = wf_fault_csrrci(t);
+        else if (w == 3)
+            v = wf_fault_csr_cce(t);
+        else
+            v = wf_fault_csr_c01(t);
+        q->out[t] = v;
+    }
+}

@@ -1,0 +1,102 @@
+/*
+ * isa_ops - every RV32IM operation on edge-case operands, each forced by inline assembly (so
+ * the compiler can neither fold nor replace it): out[gtid*ISA_OPS_WORDS + j] for threads
+ * gtid < n, with a = a_in[gtid], b = b_in[gtid].
+ *
+ *  0 add  1 sub  2 sll  3 slt  4 sltu  5 xor  6 srl  7 sra  8 or  9 and
+ * 10 mul 11 mulh 12 mulhsu 13 mulhu 14 div 15 divu 16 rem 17 remu
+ * 18 addi -2048  19 slti -1  20 sltiu -1  21 xori -1  22 ori 0x555  23 andi -256
+ * 24 slli 0  25 slli 1  26 slli 31  27 srli 0  28 srli 1  29 srli 31  30 srai 0  31 srai 1
+ * 32 srai 31  33 lui 0xfffff (then + a)
+ * 34..37: a stored to scratch[gtid], then lb +3, lbu +1, lh +2, lhu +0
+ * 38: sb b at +1, sh b at +2 over it, then lw
+ * 39..44: beq bne blt bge bltu bgeu a, b taken (1) or not (0)
+ *
+ * Parameters: a_in, b_in, scratch (n words), out (n * ISA_OPS_WORDS words), n.
+ */
+#include "warpforge.h"
+
+#define ISA_OPS_WORDS 45
+
+struct params {
+    const uint32_t *a;
+    const uint32_t *b;
+    uint32_t *scratch;
+    uint32_t *out;
+    uint32_t n;
+};
+
+#define R(op, i) __asm__ volatile(op " %0, %1, %2" : "=r"(r) : "r"(a), "r"(b)); o[i] = r
+#define I(op, imm, i) __asm__ volatile(op " %0, %1, " #imm : "=r"(r) : "r"(a)); o[i] = r
+#define BR(op, i)                                                                            \
+    __asm__ volatile("li %0, 1\n\t" op " %1, %2, 1f\n\tli %0, 0\n1:"                         \
+                     : "=&r"(r)                                                              \
+                     : "r"(a), "r"(b));                                                      \
+    o[i] = r
+
+WF_KERNEL(p)
+{
+    const struct params *q = p;
+    uint32_t g = wf_gtid();
+    if (g >= q->n)
+        return;
+    uint32_t a = q->a[g], b = q->b[g], r;
+    uint32_t *o = q->out + g * ISA_OPS_WORDS;
+    R("add", 0);
+    R("sub", 1);
+    R("sll", 2);
+    R("slt", 3);
+    R("sltu", 4);
+    R("xor", 5);
+    R("srl", 6);
+    R("sra", 7);
+    R("or", 8);
+    R("and", 9);
+    R("mul", 10);
+    R("mulh", 11);
+    R("mulhsu", 12);
+    R("mulhu", 13);
+    R("div", 14);
+    R("divu", 15);
+    R("rem", 16);
+    R("remu", 17);
+    I("addi", -2048, 18);
+    I("slti", -1, 19);
+    I("sltiu", -1, 20);
+    I("xori", -1, 21);
+    I("ori", 0x555, 22);
+    I("andi", -256, 23);
+    I("slli", 0, 24);
+    I("slli", 1, 25);
+    I("slli", 31, 26);
+    I("srli", 0, 27);
+    I("srli", 1, 28);
+    I("srli", 31, 29);
+    I("srai", 0, 30);
+    I("srai", 1, 31);
+    I("srai", 31, 32);
+    __asm__ volatile("lui %0, 0xfffff\n\tadd %0, %0, %1" : "=&r"(r) : "r"(a));
+    o[33] = r;
+    volatile uint32_t *s = q->scratch + g;
+    uint8_t *sb = (uint8_t *)s;
+    *s = a;
+    __asm__ volatile("lb %0, 3(%1)" : "=r"(r) : "r"(sb) : "memory");
+    o[34] = r;
+    __asm__ volatile("lbu %0, 1(%1)" : "=r"(r) : "r"(sb) : "memory");
+    o[35] = r;
+    __asm__ volatile("lh %0, 2(%1)" : "=r"(r) : "r"(sb) : "memory");
+    o[36] = r;
+    __asm__ volatile("lhu %0, 0(%1)" : "=r"(r) : "r"(sb) : "memory");
+    o[37] = r;
+    __asm__ volatile("sb %1, 1(%2)\n\tsh %1, 2(%2)\n\tlw %0, 0(%2)"
+                     : "=&r"(r)
+                     : "r"(b), "r"(sb)
+                     : "memory");
+    o[38] = r;
+    BR("beq", 39);
+    BR("bne", 40);
+    BR("blt", 41);
+    BR("bge", 42);
+    BR("bltu", 43);
+    BR("bgeu", 44);
+}
