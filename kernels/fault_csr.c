@@ -12,18 +12,7 @@
  *   4 wf_fault_csr_c01 `csrr a0, 0xC01`         (`time`: a standard CSR warpforge lacks)
  * Each is illegal-instruction (no lane, no address).
  */
-#include "warpforge.h"
-
-struct params {
-    uint32_t *out;
-    uint32_t which;
-    uint32_t victim_cta; /* the faulting thread: CTA and thread index in it */
-    uint32_t victim_tid;
-};
-
-#define WF_FAULT_FN(name, body)                                                               \
-    __asm__(".text\n.globl " #name "\n.type " #name ", @function\n.p2align 2\n" #name ":\n"  \
-            body "\n    ret\n.size " #name ", .-" #name "\n");
+#include "fault_kernel.h"
 
 WF_FAULT_FN(wf_fault_csrrw, "    csrrw a0, 0xCC0, x0")
 WF_FAULT_FN(wf_fault_csrrs, "    csrrs a0, 0xCC0, a0")

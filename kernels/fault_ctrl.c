@@ -15,14 +15,7 @@
  *                                                branch the loader never analysed, which
  *                                                diverges (lane parity): unknown-reconvergence
  */
-#include "warpforge.h"
-
-struct params {
-    uint32_t *out;
-    uint32_t which;
-    uint32_t victim_cta; /* the faulting thread: CTA and thread index in it */
-    uint32_t victim_tid;
-};
+#include "fault_kernel.h"
 
 __asm__(".text\n"
         ".globl wf_fault_jal\n.type wf_fault_jal, @function\n.p2align 2\n"

@@ -13,18 +13,7 @@
  *                                                 past the CTA's 64 bytes)
  *   4 wf_fault_lbu `lbu` of 0x7fffffff            out-of-range-load (just below global)
  */
-#include "warpforge.h"
-
-struct params {
-    uint32_t *out;
-    uint32_t which;
-    uint32_t victim_cta; /* the faulting thread: CTA and thread index in it */
-    uint32_t victim_tid;
-};
-
-#define WF_FAULT_FN(name, body)                                                               \
-    __asm__(".text\n.globl " #name "\n.type " #name ", @function\n.p2align 2\n" #name ":\n"  \
-            body "\n    ret\n.size " #name ", .-" #name "\n");
+#include "fault_kernel.h"
 
 WF_FAULT_FN(wf_fault_lw, "    lw a0, 0(a0)")
 WF_FAULT_FN(wf_fault_sh, "    sh a1, 0(a0)")

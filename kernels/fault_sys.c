@@ -12,18 +12,7 @@
  * The kernel stops on that fault; the case expects it field by field (SM, warp slot, pc,
  * cause; these causes have no lane and no address).
  */
-#include "warpforge.h"
-
-struct params {
-    uint32_t *out;
-    uint32_t which;
-    uint32_t victim_cta; /* the faulting thread: CTA and thread index in it */
-    uint32_t victim_tid;
-};
-
-#define WF_FAULT_FN(name, body)                                                               \
-    __asm__(".text\n.globl " #name "\n.type " #name ", @function\n.p2align 2\n" #name ":\n"  \
-            body "\n    ret\n.size " #name ", .-" #name "\n");
+#include "fault_kernel.h"
 
 WF_FAULT_FN(wf_fault_slli32, "    .4byte 0x02051513")
 WF_FAULT_FN(wf_fault_simt3, "    .insn r 0x0B, 3, 0, x0, x0, x0")

@@ -96,18 +96,9 @@ pub fn expected_fault(
     image: &KernelImage,
     placed: &Placed,
 ) -> Option<Result<FaultRecord, String>> {
-    case.expected_fault.as_ref().map(|e| {
-        e.resolve(
-            |name| {
-                image
-                    .functions
-                    .iter()
-                    .find(|f| f.name == name)
-                    .map(|f| f.start)
-            },
-            &placed.buffers,
-        )
-    })
+    case.expected_fault
+        .as_ref()
+        .map(|e| e.resolve(|name| image.function_start(name), &placed.buffers))
 }
 
 /// [`warpforge_kernels::check_fault`] of a run that stopped on `fault` (`None`: finished).

@@ -21,7 +21,6 @@
 //!    `results/<kernel-set key>/m<i>.json`.
 //! 5. Each survivor's mutated module is compared with the original one.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -729,10 +728,8 @@ pub fn junit(s: &Summary, total: Duration) -> Result<String> {
 
 /// Write the summary as JSON.
 pub fn write_json(s: &Summary, path: &Path) -> Result<()> {
-    let mut f =
-        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
-    f.write_all(serde_json::to_string_pretty(s)?.as_bytes())?;
-    Ok(())
+    std::fs::write(path, serde_json::to_string_pretty(s)?)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

@@ -36,12 +36,9 @@ pub struct Verify {
     pub junit: Option<PathBuf>,
 }
 
-/// How the run went, for the caller's exit status and for tests.
+/// How the run went, for the caller's exit status.
 pub struct Outcome {
     pub rows: Vec<CosimRow>,
-    pub rtl: RtlFiles,
-    /// The Verilated model came from the cache.
-    pub model_cached: bool,
 }
 
 impl Outcome {
@@ -198,11 +195,7 @@ pub fn run(v: &Verify) -> Result<Outcome> {
             start.elapsed()
         )
     );
-    Ok(Outcome {
-        rows,
-        rtl,
-        model_cached: info.cache_hit,
-    })
+    Ok(Outcome { rows })
 }
 
 /// The closing lines: the verdict, where things are, and what to try next.

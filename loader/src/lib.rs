@@ -69,6 +69,14 @@ impl KernelImage {
             .unwrap_or_default()
     }
 
+    /// The start address of the function called `name`, if the image has one.
+    pub fn function_start(&self, name: &str) -> Option<u32> {
+        self.functions
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.start)
+    }
+
     /// The function containing `pc`, if any.
     pub fn function_at(&self, pc: u32) -> Option<&Function> {
         function_containing(&self.functions, pc)

@@ -43,18 +43,9 @@ fn run_all(cfg: GpuConfig, mem: MemorySettings) {
                 ),
                 ..Default::default()
             };
-            let expected = case.expected_fault.map(|e| {
-                e.resolve(
-                    |name| {
-                        image
-                            .functions
-                            .iter()
-                            .find(|f| f.name == name)
-                            .map(|f| f.start)
-                    },
-                    &addrs,
-                )
-            });
+            let expected = case
+                .expected_fault
+                .map(|e| e.resolve(|name| image.function_start(name), &addrs));
             match cosim(&cfg, &image, gpu, launch, &opts) {
                 Ok(r) => {
                     let fault = match &r.outcome {

@@ -167,14 +167,7 @@ fn second_build_is_cached_and_does_not_recompile() {
     // A variant of the design unique to this run, so that the first build
     // is cold (the Verilator runtime may come from an earlier run).
     let dir = scratch_dir("cache");
-    let nonce = format!(
-        "{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    );
+    let nonce = nonce();
     let text = fs::read_to_string(rtl("counter_top.v")).unwrap() + &format!("// nonce {nonce}\n");
     let src1 = dir.join("a").join("counter_top.v");
     let src2 = dir.join("b").join("counter_top.v");
@@ -445,14 +438,7 @@ fn child_build_reports_runtime() {
 fn runtime_cache_ignores_unrelated_environment() {
     // The runtime of this cache exists once any model has been built.
     drop(build(&counter_build(false)).unwrap());
-    let nonce = format!(
-        "{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    );
+    let nonce = nonce();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -474,4 +460,16 @@ fn runtime_cache_ignores_unrelated_environment() {
         stdout.contains("RUNTIME_COMPILED=false"),
         "an unrelated environment variable rebuilt the Verilator runtime: {stdout}"
     );
+}
+
+/// A string unique to this call (process id and time), to make a design no cache has seen.
+fn nonce() -> String {
+    format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    )
 }
