@@ -158,7 +158,7 @@ impl GpuConfig {
             scoreboard_entries: 4,
             scheduler: SchedulerPolicy::Gto,
             two_level_active: 2,
-            simt_stack_depth: 8,
+            simt_stack_depth: 7,
             rf_banks: 4,
             rf_layout: RfLayout::Swizzled,
             collectors: 2,
@@ -188,7 +188,7 @@ impl GpuConfig {
             scoreboard_entries: 4,
             scheduler: SchedulerPolicy::Lrr,
             two_level_active: 4,
-            simt_stack_depth: 16,
+            simt_stack_depth: 15,
             rf_banks: 4,
             rf_layout: RfLayout::Swizzled,
             collectors: 8,
@@ -498,6 +498,14 @@ impl GpuConfig {
     /// Threads resident on one SM.
     pub fn threads_per_sm(&self) -> u32 {
         self.warps * self.lanes
+    }
+
+    /// Tags per SM: how many issued instructions may be in flight at once
+    /// (docs/microarch/sm.md, "Tags"). Derived, not set: `collectors + max(alu_latency,
+    /// mul_latency) + 1`, the most the pipeline can hold (see there), so that every tag is
+    /// used by a kernel that fills the pipeline and none is logic no program can reach.
+    pub fn tags_per_sm(&self) -> u32 {
+        self.collectors + self.alu_latency.max(self.mul_latency) + 1
     }
 }
 

@@ -145,10 +145,13 @@ struct MutateArgs {
     /// Seed of yosys's choice of mutations.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Shipped kernels, comma-separated (default: all); each runs its representative case.
+    /// Shipped kernels, comma-separated (default: all); each runs every reference case.
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
-    /// Memory settings, comma-separated: each kernel runs under each.
+    /// Only each kernel's representative case (faster; `regress --quick`'s set).
+    #[arg(long)]
+    quick: bool,
+    /// Memory settings, comma-separated: each case runs under each.
     #[arg(long, value_delimiter = ',', default_value = "zero,random")]
     mem: Vec<String>,
     /// Mutants in parallel (default: the number of CPUs).
@@ -950,7 +953,7 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
                     println!("check FAILED: {m}");
                 }
             }
-            print!("{}", cosim_stats(r));
+            print!("{}", cosim_stats(r, cfg.tags_per_sm()));
             match &r.waves {
                 Some(Ok((path, what))) => println!("waves: {} ({what})", path.display()),
                 Some(Err(why)) => println!("waves: not written: {why}"),
@@ -969,7 +972,7 @@ fn cosim(args: CosimArgs) -> Result<ExitCode> {
     })
 }
 
-fn cosim_stats(r: &lockstep::CosimReport) -> String {
+fn cosim_stats(r: &lockstep::CosimReport, tags_per_sm: u32) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let mut rows: Vec<(String, String)> = vec![
@@ -994,8 +997,15 @@ fn cosim_stats(r: &lockstep::CosimReport) -> String {
         rows.push((
             format!("SM {i}"),
             format!(
-                "issued {}, idle {}, conflicts {}; memory {} reads, {} writes, {} stall cycles",
-                sm.issued, sm.idle, sm.conflicts, sm.mem.reads, sm.mem.writes, sm.mem.stall_cycles
+                "issued {}, idle {}, conflicts {}, tags used {} of {}; memory {} reads, {} writes, {} stall cycles",
+                sm.issued,
+                sm.idle,
+                sm.conflicts,
+                sm.tags_used,
+                tags_per_sm,
+                sm.mem.reads,
+                sm.mem.writes,
+                sm.mem.stall_cycles
             ),
         ));
     }
@@ -1060,6 +1070,7 @@ fn mutate_cmd(args: MutateArgs) -> Result<ExitCode> {
         equiv: !args.no_equiv,
         equiv_timeout: std::time::Duration::from_secs(args.equiv_timeout),
         data_seed: 1,
+        all_cases: !args.quick,
     };
     let summary = warpforge::mutate::run(&plan, &|m| eprintln!("mutate: {m}"))?;
     print!("{}", warpforge::mutate::table(&summary));

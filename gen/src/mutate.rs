@@ -21,6 +21,7 @@
 //!    `results/<kernel-set key>/m<i>.json`.
 //! 5. Each survivor's mutated module is compared with the original one.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,7 +42,7 @@ use crate::host::limits;
 use crate::regress::progress_bar;
 
 /// Changes whenever the yosys scripts below change, so cached designs are not reused.
-pub const FLOW_VERSION: &str = "mutate-flow-1";
+pub const FLOW_VERSION: &str = "mutate-flow-2";
 
 /// The name of the mutation-select input of the mutant design.
 pub const MUTSEL: &str = "mutsel";
@@ -61,6 +62,9 @@ pub struct Plan {
     pub equiv_timeout: Duration,
     /// Seed of the kernels' input data.
     pub data_seed: u64,
+    /// Every reference case of each kernel (as `regress` runs them), not only its
+    /// representative one.
+    pub all_cases: bool,
 }
 
 /// One mutation, as `mutate -list` printed it.
@@ -267,7 +271,10 @@ fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
 }
 
 /// Steps 1 and 2: the design, the mutation list and the mutant design (cached).
-fn prepare(plan: &Plan, progress: &dyn Fn(&str)) -> Result<(PathBuf, Vec<Mutation>, PathBuf)> {
+/// The work directory, the mutations, the mutant design and the mutations dead in context.
+type Prepared = (PathBuf, Vec<Mutation>, PathBuf, BTreeSet<usize>);
+
+fn prepare(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Prepared> {
     let generated =
         top_verilog_file(&plan.config, &TopOptions::default()).map_err(|e| anyhow!(e))?;
     let verilog = std::fs::read(&generated.path)?;
@@ -342,7 +349,92 @@ fn prepare(plan: &Plan, progress: &dyn Fn(&str)) -> Result<(PathBuf, Vec<Mutatio
         yosys_or_fail(&dir, &script, &format!("apply-{tag}"))?;
         std::fs::rename(dir.join(format!("mutants-{tag}.v.tmp")), &mutants_v)?;
     }
-    Ok((dir, mutations, mutants_v))
+    let dead = dead_in_context(&dir, &tag, &mutations, progress)?;
+    Ok((dir, mutations, mutants_v, dead))
+}
+
+/// The prefix of the one-bit control input of each mutation in the in-context check.
+const ALIVE: &str = "wf_alive_";
+
+/// Step 2b: the mutations that cannot reach any output of the whole GPU. Every mutation is
+/// applied behind its own one-bit control input (`mutate -ctrl wf_alive_<i> 1 1`), the design
+/// is flattened and optimised (`flatten; opt -purge`: constants propagated, logic that drives
+/// no output removed), and a mutation whose control input no longer drives anything is dead in
+/// context: no input sequence can make it visible, however its module's ports are driven in
+/// isolation (a debug port the SM leaves unconnected, a trace bit tied to zero). Sound with all
+/// mutations applied at once: `opt` keeps logic observable for *some* value of the other
+/// controls, and with them all 0 each mutation is alone. Cached as `context-<count>-<seed>.json`.
+fn dead_in_context(
+    dir: &Path,
+    tag: &str,
+    mutations: &[Mutation],
+    progress: &dyn Fn(&str),
+) -> Result<BTreeSet<usize>> {
+    let cached = dir.join(format!("context-{tag}.json"));
+    if let Some(dead) = std::fs::read(&cached)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<BTreeSet<usize>>(&b).ok())
+    {
+        return Ok(dead);
+    }
+    progress("yosys: which mutations can reach an output in context (flatten; opt -purge)");
+    let mut script = String::from("read_rtlil design.il\n");
+    for m in mutations {
+        script.push_str(&format!("mutate -ctrl {ALIVE}{} 1 1 {}\n", m.id, m.args));
+    }
+    script.push_str(&format!(
+        "hierarchy -top {TOP_NAME}\nflatten\nopt -purge\nwrite_json context-{tag}.netlist.json\n"
+    ));
+    yosys_or_fail(dir, &script, &format!("context-{tag}"))?;
+    let netlist_file = dir.join(format!("context-{tag}.netlist.json"));
+    let netlist: serde_json::Value = serde_json::from_slice(&std::fs::read(&netlist_file)?)
+        .with_context(|| format!("reading {}", netlist_file.display()))?;
+    std::fs::remove_file(&netlist_file)?;
+    let dead = unread_controls(&netlist)
+        .with_context(|| format!("in yosys's netlist of {}", dir.display()))?;
+    write_atomically(&cached, &serde_json::to_vec(&dead)?)?;
+    Ok(dead)
+}
+
+/// The ids of the `wf_alive_<i>` inputs of the top module whose bits no cell and no output
+/// reads (yosys `write_json`: nets are integers; constants are strings).
+fn unread_controls(netlist: &serde_json::Value) -> Result<BTreeSet<usize>> {
+    let top = &netlist["modules"][TOP_NAME];
+    let ports = top["ports"]
+        .as_object()
+        .ok_or_else(|| anyhow!("no top module `{TOP_NAME}`"))?;
+    let bits = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|b| b.as_u64()).collect())
+            .unwrap_or_default()
+    };
+    let mut read = BTreeSet::new();
+    for c in top["cells"]
+        .as_object()
+        .into_iter()
+        .flat_map(|c| c.values())
+    {
+        let dirs = &c["port_directions"];
+        for (port, conn) in c["connections"].as_object().into_iter().flatten() {
+            if dirs[port].as_str() != Some("output") {
+                read.extend(bits(conn));
+            }
+        }
+    }
+    for p in ports.values() {
+        if p["direction"].as_str() == Some("output") {
+            read.extend(bits(&p["bits"]));
+        }
+    }
+    let mut dead = BTreeSet::new();
+    for (name, p) in ports {
+        if let Some(id) = name.strip_prefix(ALIVE).and_then(|i| i.parse().ok()) {
+            if bits(&p["bits"]).iter().all(|b| !read.contains(b)) {
+                dead.insert(id);
+            }
+        }
+    }
+    Ok(dead)
 }
 
 /// One run of the kernel set.
@@ -451,20 +543,43 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
 
 /// Run the plan; `progress` receives one-line status messages.
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
-    let (dir, mutations, mutants_v) = prepare(plan, progress)?;
+    let (dir, mutations, mutants_v, dead) = prepare(plan, progress)?;
     let images = crate::regress::load_images(&plan.kernels)?;
+    // Every kernel's representative case first (most mutants fail one of them), then, with
+    // `all_cases`, the other reference cases.
     let mut runs = Vec::new();
+    let mut more = Vec::new();
     for (ki, k) in plan.kernels.iter().enumerate() {
-        let case = k.default_case(&limits(&plan.config), plan.data_seed);
-        for mi in 0..plan.mems.len() {
-            runs.push(RunSpec {
-                kernel: ki,
-                case: case.clone(),
-                mem: mi,
-                max_cycles: warpforge_testbench::lockstep::DEFAULT_MAX_CYCLES,
-            });
+        let lim = limits(&plan.config);
+        let first = k.default_case(&lim, plan.data_seed);
+        let others = if plan.all_cases {
+            k.cases(&lim, plan.data_seed)
+        } else {
+            Vec::new()
+        };
+        let cases = std::iter::once((first.clone(), true)).chain(
+            others
+                .into_iter()
+                .filter(|c| *c != first)
+                .map(|c| (c, false)),
+        );
+        for (case, representative) in cases {
+            for mi in 0..plan.mems.len() {
+                let r = RunSpec {
+                    kernel: ki,
+                    case: case.clone(),
+                    mem: mi,
+                    max_cycles: warpforge_testbench::lockstep::DEFAULT_MAX_CYCLES,
+                };
+                if representative {
+                    runs.push(r);
+                } else {
+                    more.push(r);
+                }
+            }
         }
     }
+    runs.append(&mut more);
     // The results directory is keyed on the run set, so another set starts afresh.
     let set_key = fnv(&[
         runs.iter()
@@ -512,10 +627,12 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
                     .filter(|r: &MutantResult| r.mutation == *m);
                 let result = match cached {
                     Some(r) => Ok(r),
-                    None => mutant(plan, &dir, &images, &mutants_v, &runs, m).and_then(|r| {
-                        write_atomically(&file, &serde_json::to_vec_pretty(&r)?)?;
-                        Ok(r)
-                    }),
+                    None => {
+                        mutant(plan, &dir, &images, &mutants_v, &runs, m, &dead).and_then(|r| {
+                            write_atomically(&file, &serde_json::to_vec_pretty(&r)?)?;
+                            Ok(r)
+                        })
+                    }
                 };
                 match result {
                     Ok(r) => {
@@ -574,8 +691,18 @@ fn mutant(
     mutants_v: &Path,
     runs: &[RunSpec],
     m: &Mutation,
+    dead: &BTreeSet<usize>,
 ) -> Result<MutantResult> {
     let t = Instant::now();
+    if dead.contains(&m.id) {
+        return Ok(MutantResult {
+            mutation: m.clone(),
+            verdict: Verdict::Equivalent,
+            detail: "dead in context: in the flattened, optimised GPU (`flatten; opt -purge`) it reaches no output".into(),
+            runs: 0,
+            seconds: 0.0,
+        });
+    }
     for (n, r) in runs.iter().enumerate() {
         let (failed, _) = run_one(plan, images, mutants_v, m.id, r)?;
         if let Some((hang, detail)) = failed {
@@ -751,5 +878,27 @@ mod tests {
         assert_eq!(m.describe(), "cnot1 of $procmux$12476.Y[1]");
         assert!(Mutation::parse(1, "mutate -mode none").is_none());
         assert!(Mutation::parse(1, "garbage").is_none());
+    }
+
+    #[test]
+    fn a_control_no_cell_or_output_reads_is_dead() {
+        // wf_alive_1 (net 2) feeds a mux; wf_alive_2 (net 3) drives an output directly;
+        // wf_alive_3 (net 4) is read by nothing; only a cell's *output* touches net 5 of
+        // wf_alive_4.
+        let netlist = serde_json::json!({"modules": {TOP_NAME: {
+            "ports": {
+                "wf_alive_1": {"direction": "input", "bits": [2]},
+                "wf_alive_2": {"direction": "input", "bits": [3]},
+                "wf_alive_3": {"direction": "input", "bits": [4]},
+                "wf_alive_4": {"direction": "input", "bits": [5]},
+                "out": {"direction": "output", "bits": [3, 6]},
+            },
+            "cells": {"m": {
+                "port_directions": {"A": "input", "S": "input", "Y": "output"},
+                "connections": {"A": ["0"], "S": [2], "Y": [5]},
+            }},
+        }}});
+        assert_eq!(unread_controls(&netlist).unwrap(), BTreeSet::from([3, 4]));
+        assert!(unread_controls(&serde_json::json!({"modules": {}})).is_err());
     }
 }

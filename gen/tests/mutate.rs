@@ -23,6 +23,7 @@ fn a_fixed_set_of_mutants_is_all_detected() {
             "1",
             "--kernels",
             "vecadd,reduce",
+            "--quick",
             "--mem",
             "zero",
             "--no-equiv",

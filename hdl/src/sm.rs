@@ -29,9 +29,6 @@ use crate::{BitPack, Unused, WordPack};
 /// One-bit outputs of sub-blocks the SM does not use, besides the per-lane / per-warp / per-bank ones.
 const U1_FIXED: usize = 26;
 
-/// In-flight instructions per SM (tags).
-pub const TAGS: usize = 16;
-
 /// Fault causes raised at issue (docs/microarch/sm.md).
 pub const CAUSE_ILLEGAL: u64 = 1;
 pub const CAUSE_OUT_OF_RANGE_FETCH: u64 = 3;
@@ -115,6 +112,12 @@ pub struct Sm<const L: usize> {
     pub tr_cta_valid: Signal<Out, Bit>,
     pub tr_cta_id: Signal<Out, Bits<32>>,
     pub tr_cta_warps: Signal<Out, Bits<64>>,
+    /// The warp scheduler's inputs this cycle, one bit per warp (docs/microarch/sm.md,
+    /// "Top-level ports"): `ready`, `launch` (a warp (re)launched: GTO's age) and `long_stall`
+    /// (two-level). Lock-step steps the reference scheduler with them and checks its grant.
+    pub tr_ready: Signal<Out, Bits<64>>,
+    pub tr_launch: Signal<Out, Bits<64>>,
+    pub tr_long: Signal<Out, Bits<64>>,
     pub ctr_issued: Signal<Out, Bits<32>>,
     pub ctr_idle: Signal<Out, Bits<32>>,
     pub ctr_conflicts: Signal<Out, Bits<32>>,
@@ -145,6 +148,9 @@ pub struct Sm<const L: usize> {
     pk_wbm: BitPack<32>,
     pk_stm: BitPack<32>,
     pk_take: BitPack<64>,
+    pk_ready: BitPack<64>,
+    pk_launch: BitPack<64>,
+    pk_long: BitPack<64>,
     pk_lmask: BitPack<L>,
     u1: Unused<Bit>,
     u2: Unused<Bits<2>>,
@@ -157,6 +163,8 @@ pub struct Sm<const L: usize> {
     u12: Unused<Bits<12>>,
     u32: Unused<Bits<32>>,
     u_mask: Unused<Bits<L>>,
+    /// The SIMT stack's `full[w]`, read by the branch unit only when it can overflow.
+    u_full: Unused<Bit>,
 
     // ---- per-warp state
     w_launched: RegVec<Bit>,
@@ -342,6 +350,9 @@ pub struct Sm<const L: usize> {
     /// 1 when the scheduler is GTO / two-level (their extra ports exist), else 0.
     _gto: usize,
     _two: usize,
+    /// 1 when a warp's SIMT stack can overflow (`simt_stack_depth < 2·lanes − 1`, docs/isa.md
+    /// §4): only then is the stack's `full` wired to the branch unit's overflow fault.
+    _can_overflow: usize,
     _lanes: usize,
     _banks: usize,
     _tags: usize,
@@ -378,6 +389,7 @@ impl<const L: usize> Sm<L> {
             cfg.div_latency as usize,
         );
         let slots = alu_lat.max(mul_lat).max(div_lat) + 1;
+        let tags = cfg.tags_per_sm() as usize;
         let flip: Vec<u64> = (0..L)
             .map(|l| match inject {
                 Some(InjectedFault::AluSubLaneBit { lane, bit })
@@ -445,6 +457,9 @@ impl<const L: usize> Sm<L> {
             tr_cta_valid: Default::default(),
             tr_cta_id: Default::default(),
             tr_cta_warps: Default::default(),
+            tr_ready: Default::default(),
+            tr_launch: Default::default(),
+            tr_long: Default::default(),
             ctr_issued: Default::default(),
             ctr_idle: Default::default(),
             ctr_conflicts: Default::default(),
@@ -479,6 +494,9 @@ impl<const L: usize> Sm<L> {
             pk_wbm: BitPack::new(L),
             pk_stm: BitPack::new(L),
             pk_take: BitPack::new(w),
+            pk_ready: BitPack::new(w),
+            pk_launch: BitPack::new(w),
+            pk_long: BitPack::new(w),
             pk_lmask: BitPack::new(L),
             u1: Unused::new(U1_FIXED + L + 2 * w + (cfg.rf_banks as usize) * 2 + 2),
             u2: Unused::new(3 + cfg.rf_banks as usize),
@@ -491,6 +509,7 @@ impl<const L: usize> Sm<L> {
             u12: Unused::new(1),
             u32: Unused::new(3),
             u_mask: Unused::new(1),
+            u_full: Unused::new(w),
             w_launched: RegVec::new(w),
             w_cta: RegVec::new(w),
             w_ctaid: RegVec::new(w),
@@ -502,15 +521,15 @@ impl<const L: usize> Sm<L> {
             c_valid: RegVec::new(w),
             c_launching: RegVec::new(w),
             c_base: RegVec::new(w),
-            t_valid: RegVec::new(TAGS),
-            t_warp: RegVec::new(TAGS),
-            t_pc: RegVec::new(TAGS),
-            t_instr: RegVec::new(TAGS),
-            t_recon: RegVec::new(TAGS),
-            t_csr: RegVec::new(TAGS),
-            t_mask: RegVec::new(TAGS),
-            t_ends: RegVec::new(TAGS),
-            t_rd: RegVec::new(TAGS),
+            t_valid: RegVec::new(tags),
+            t_warp: RegVec::new(tags),
+            t_pc: RegVec::new(tags),
+            t_instr: RegVec::new(tags),
+            t_recon: RegVec::new(tags),
+            t_csr: RegVec::new(tags),
+            t_mask: RegVec::new(tags),
+            t_ends: RegVec::new(tags),
+            t_rd: RegVec::new(tags),
             slot: RegVec::new(slots),
             l_state: Default::default(),
             l_cta: Default::default(),
@@ -534,7 +553,7 @@ impl<const L: usize> Sm<L> {
             w_busy: sigs(w),
             w_live: sigs(w),
             ready: sigs(w),
-            tag_seen: sigs(TAGS + 1),
+            tag_seen: sigs(tags + 1),
             tag_free: Default::default(),
             n_tag: Default::default(),
             g: Default::default(),
@@ -613,7 +632,7 @@ impl<const L: usize> Sm<L> {
             conflicts: Default::default(),
             csr_lane: sigs(L),
             k_wid: (0..w as u64).map(k::<6>).collect(),
-            k_tag: (0..TAGS as u64).map(k::<8>).collect(),
+            k_tag: (0..tags as u64).map(k::<8>).collect(),
             k_warp_stack: (0..cfg.warps as u64)
                 .map(|wi| k::<32>((wi * (cfg.lanes * cfg.stack_bytes) as u64) & 0xffff_ffff))
                 .collect(),
@@ -665,9 +684,10 @@ impl<const L: usize> Sm<L> {
             _warps: w,
             _gto: usize::from(cfg.scheduler == SchedulerPolicy::Gto),
             _two: usize::from(cfg.scheduler == SchedulerPolicy::TwoLevel),
+            _can_overflow: usize::from(cfg.simt_stack_depth < 2 * cfg.lanes - 1),
             _lanes: L,
             _banks: cfg.rf_banks as usize,
-            _tags: TAGS,
+            _tags: tags,
             _slots: slots,
             _alu_lat: alu_lat,
             _mul_lat: mul_lat,
@@ -844,6 +864,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tr_cta_valid.next = self.cta_go.val();
                     self.tr_cta_id.next = self.cta_id.val();
                     self.tr_cta_warps.next = self.take_mask.val();
+                    self.tr_launch.next = self.pk_launch.q.val();
 
                     // ---------------- issue: per-warp readiness
                     for w in 0..self._warps {
@@ -874,12 +895,16 @@ impl<const L: usize> Logic for Sm<L> {
                             self.ready[w].next = false;
                         }
                         self.sched.ready[w].next = self.ready[w].val();
+                        self.pk_ready.d[w].next = self.ready[w].val();
+                        self.pk_long.d[w].next = !self.w_launched.q[w].val()
+                            | self.w_bar.q[w].val()
+                            | !self.fetch.head_valid[w].val();
                         for _z in 0..self._two {
-                            self.sched.long_stall[w].next = !self.w_launched.q[w].val()
-                                | self.w_bar.q[w].val()
-                                | !self.fetch.head_valid[w].val();
+                            self.sched.long_stall[w].next = self.pk_long.d[w].val();
                         }
                     }
+                    self.tr_ready.next = self.pk_ready.q.val();
+                    self.tr_long.next = self.pk_long.q.val();
                     self.gv.next = self.sched.grant_valid.val();
                     self.g.next = self.sched.grant_warp.val();
                     self.pk_g8.d[0].next = self.g.val();
@@ -1186,8 +1211,13 @@ impl<const L: usize> Logic for Sm<L> {
                     self.bu.in_tmc.next = self.dec_d.is_tmc.val();
                     self.bu.stack_full.next = false;
                     for w in 0..self._warps {
-                        if self.bu.cmd_warp.val() == self.k_wid[w].val() {
-                            self.bu.stack_full.next = self.stack.full[w].val();
+                        self.u_full.d[w].next = self.stack.full[w].val();
+                    }
+                    for _z in 0..self._can_overflow {
+                        for w in 0..self._warps {
+                            if self.bu.cmd_warp.val() == self.k_wid[w].val() {
+                                self.bu.stack_full.next = self.stack.full[w].val();
+                            }
                         }
                     }
 
@@ -1442,6 +1472,7 @@ impl<const L: usize> Logic for Sm<L> {
                         for _z in 0..self._gto {
                             self.sched.launch[w].next = false;
                         }
+                        self.pk_launch.d[w].next = false;
                         self.sb.clear[w].next = false;
                         if self.gv.val() & (self.g.val() == self.k_wid[w].val()) {
                             self.w_instret.d[w].next =
@@ -1466,6 +1497,7 @@ impl<const L: usize> Logic for Sm<L> {
                             for _z in 0..self._gto {
                                 self.sched.launch[w].next = true;
                             }
+                            self.pk_launch.d[w].next = true;
                             self.sb.clear[w].next = true;
                         }
                         if self.reset.val() {

@@ -85,6 +85,9 @@ pub struct Top<const L: usize> {
     pub tr_cta_valid: Vec<Signal<Out, Bit>>,
     pub tr_cta_id: Vec<Signal<Out, Bits<32>>>,
     pub tr_cta_warps: Vec<Signal<Out, Bits<64>>>,
+    pub tr_ready: Vec<Signal<Out, Bits<64>>>,
+    pub tr_launch: Vec<Signal<Out, Bits<64>>>,
+    pub tr_long: Vec<Signal<Out, Bits<64>>>,
     pub ctr_issued: Vec<Signal<Out, Bits<32>>>,
     pub ctr_idle: Vec<Signal<Out, Bits<32>>>,
     pub ctr_conflicts: Vec<Signal<Out, Bits<32>>>,
@@ -199,6 +202,9 @@ impl<const L: usize> Top<L> {
             tr_cta_valid: sigs(n),
             tr_cta_id: sigs(n),
             tr_cta_warps: sigs(n),
+            tr_ready: sigs(n),
+            tr_launch: sigs(n),
+            tr_long: sigs(n),
             ctr_issued: sigs(n),
             ctr_idle: sigs(n),
             ctr_conflicts: sigs(n),
@@ -341,6 +347,9 @@ impl<const L: usize> Logic for Top<L> {
                 self.tr_cta_valid[s].next = self.sm[s].tr_cta_valid.val();
                 self.tr_cta_id[s].next = self.sm[s].tr_cta_id.val();
                 self.tr_cta_warps[s].next = self.sm[s].tr_cta_warps.val();
+                self.tr_ready[s].next = self.sm[s].tr_ready.val();
+                self.tr_launch[s].next = self.sm[s].tr_launch.val();
+                self.tr_long[s].next = self.sm[s].tr_long.val();
                 self.ctr_issued[s].next = self.sm[s].ctr_issued.val();
                 self.ctr_idle[s].next = self.sm[s].ctr_idle.val();
                 self.ctr_conflicts[s].next = self.sm[s].ctr_conflicts.val();

@@ -28,6 +28,12 @@
 //!   holds their tag: `rd`, mask and every masked lane's value; store size, mask, and every
 //!   lane's address and data. (They are checked before the issue records of the same cycle, so
 //!   a tag freed and reallocated in one cycle is fine.)
+//! * **scheduler** (`tr_ready`, `tr_launch`, `tr_long`, every cycle): the reference warp
+//!   scheduler ([`warpforge_sim::scheduler`]) steps with them and must grant the warp of the
+//!   issue record (none without one).
+//! * **scoreboard**, at each issue: no pending write (issued, writeback record not yet seen) of
+//!   the warp to a register the instruction reads or writes, and fewer than
+//!   `scoreboard_entries` pending writes when it has a destination.
 //! * **issue** (`tr_issue_*`): the model's cycle CSR is set to the RTL's `cycle_count` of this
 //!   cycle, then [`Gpu::step`] executes that warp's next instruction; PC, instruction word and
 //!   mask must agree. Exception: a `jalr` whose lanes' targets differ executes only a group of
@@ -40,6 +46,7 @@
 //!   RTL raises `fault` for an instruction it never reported as issued, the model steps that
 //!   warp and must fault the same way. Either way the run ends successfully with
 //!   [`CosimOutcome::Fault`], like the model's own run.
+//! * **counters**: at the end, `ctr_issued` must equal the SM's issue records.
 //! * **done**: the model must have finished, no writeback or store may be pending, no read may
 //!   be outstanding, and the memory model's global memory must equal the model's byte for byte.
 //!   `done` must therefore not rise before the last store has been accepted by its port.
@@ -203,6 +210,9 @@ pub struct SmCounters {
     pub idle: u64,
     /// `ctr_conflicts`: register-file bank-conflict events.
     pub conflicts: u64,
+    /// The highest tag the SM issued with, plus one: the most instructions it held in flight
+    /// at an issue (tags are allocated lowest first), at most `GpuConfig::tags_per_sm`.
+    pub tags_used: u32,
     /// The memory port.
     pub mem: PortStats,
 }
@@ -622,10 +632,33 @@ pub fn cosim_observed(
                         issued,
                         idle,
                         conflicts,
+                        tags_used: ck.tags_used[s],
                         mem: sess.mem.port_stats(s as u32).clone(),
                     }
                 })
                 .collect();
+            if opts.check {
+                // `ctr_issued` counts grants since reset; every grant is an issue record.
+                if let Some((s, c)) = sms
+                    .iter()
+                    .enumerate()
+                    .find(|(s, c)| c.issued != ck.issued[*s])
+                {
+                    return Err(ck.mismatch(
+                        RecordKind::Done,
+                        Some(s as u32),
+                        None,
+                        None,
+                        format!(
+                            "the issue counter `ctr_issued` reads {} but the SM made {} issue records",
+                            c.issued, ck.issued[s]
+                        ),
+                        None,
+                        Vec::new(),
+                        Vec::new(),
+                    ));
+                }
+            }
             let issued: u64 = sms.iter().map(|s| s.issued).sum();
             Ok(CosimReport {
                 config_name: cfg.name.clone(),
@@ -783,6 +816,12 @@ struct Checker<'a> {
     fault_window: u64,
     ctas: u64,
     issue_records: u64,
+    /// Per SM: the highest tag on an issue record, plus one.
+    tags_used: Vec<u32>,
+    /// Per SM: issue records.
+    issued: Vec<u64>,
+    /// Per SM: the reference warp scheduler, stepped with the RTL's scheduler inputs.
+    schedulers: Vec<warpforge_sim::scheduler::Scheduler>,
     last_record: u64,
     /// The RTL's `cycle_count` of the current cycle.
     cycle: u64,
@@ -891,6 +930,11 @@ impl<'a> Checker<'a> {
             fault_window: opts.hang_window(),
             ctas: 0,
             issue_records: 0,
+            tags_used: vec![0; sms],
+            issued: vec![0; sms],
+            schedulers: (0..sms)
+                .map(|_| warpforge_sim::scheduler::Scheduler::new(cfg))
+                .collect(),
             last_record: 0,
             cycle: 0,
             kernel_cycle: 0,
@@ -1015,6 +1059,7 @@ impl<'a> Checker<'a> {
             }
         }
         for (s, o) in out.sm.iter().enumerate() {
+            self.on_schedule(s as u32, o, checking)?;
             if let Some(is) = o.issue {
                 self.on_issue(s as u32, is, checking, observer)?;
             }
@@ -1047,6 +1092,112 @@ impl<'a> Checker<'a> {
             return Ok(Some(CosimOutcome::Finished));
         }
         Ok(None)
+    }
+
+    /// The warp scheduler: the reference ([`warpforge_sim::scheduler`]) steps with this
+    /// cycle's `ready`, `launch` and `long_stall` as the RTL shows them, and must grant the warp
+    /// the RTL issued (or none when it issued none).
+    fn on_schedule(&mut self, sm: u32, o: &SmOut, checking: bool) -> Result<(), CosimError> {
+        let warps = self.cfg.warps as usize;
+        let bits = |v: u64| -> Vec<bool> { (0..warps).map(|w| v >> w & 1 != 0).collect() };
+        let inputs = warpforge_sim::scheduler::SchedulerInputs {
+            reset: false,
+            ready: bits(o.sched.ready),
+            issued: o.issue.is_some(),
+            launch: bits(o.sched.launch),
+            long_stall: bits(o.sched.long),
+        };
+        let grant = self.schedulers[sm as usize].step(&inputs).grant;
+        let issued = o.issue.map(|r| r.warp as usize);
+        if !checking || grant == issued {
+            return Ok(());
+        }
+        let warp_list = |v: u64| {
+            let l: Vec<String> = (0..warps)
+                .filter(|w| v >> w & 1 != 0)
+                .map(|w| w.to_string())
+                .collect();
+            if l.is_empty() {
+                "none".to_string()
+            } else {
+                l.join(", ")
+            }
+        };
+        let name = |g: Option<usize>| g.map_or("none".to_string(), |w| format!("warp {w}"));
+        Err(self.mismatch(
+            RecordKind::Issue,
+            Some(sm),
+            o.issue.map(|r| r.warp),
+            o.issue.map(|r| r.tag),
+            format!(
+                "the warp scheduler ({:?}) granted {} but the reference grants {} for the same inputs",
+                self.cfg.scheduler,
+                name(issued),
+                name(grant)
+            ),
+            None,
+            Vec::new(),
+            vec![
+                format!("ready warps this cycle: {}", warp_list(o.sched.ready)),
+                format!(
+                    "launched this cycle: {}; waiting long (two-level): {}",
+                    warp_list(o.sched.launch),
+                    warp_list(o.sched.long)
+                ),
+                "docs/microarch/scheduler.md gives each policy's rule".into(),
+            ],
+        ))
+    }
+
+    /// Issue checks the RTL's scoreboard enforces (docs/microarch/scheduler.md): an instruction
+    /// issues only when no older instruction of its warp still has to write a register it reads
+    /// or writes, and, when it writes one, while fewer than `scoreboard_entries` writes of its
+    /// warp are pending. Pending writes are those whose writeback record has not come.
+    fn scoreboard_check(&self, sm: u32, rec: &IssueRec) -> Option<(String, Vec<String>)> {
+        let instr = warpforge_isa::decode(rec.instr).ok()?;
+        let mut reads: Vec<u8> = instr.sources().into_iter().flatten().collect();
+        if matches!(instr, warpforge_isa::Instr::Branch { .. })
+            && self.image.reconvergence_at(rec.pc) == warpforge_isa::Reconvergence::AtReturn
+        {
+            reads.push(warpforge_isa::reg::RA);
+        }
+        let pending: Vec<&Pending> = self.pending[sm as usize]
+            .iter()
+            .flatten()
+            .filter(|p| p.commit.warp == rec.warp && p.commit.dest.is_some())
+            .collect();
+        for p in &pending {
+            let r = p.commit.dest.expect("filtered");
+            let hazard = if reads.contains(&r) {
+                "reads"
+            } else if instr.dest() == Some(r) {
+                "writes"
+            } else {
+                continue;
+            };
+            return Some((
+                format!(
+                    "issued with a hazard: it {hazard} {} while an older instruction of its warp has not written it back",
+                    reg_name(r)
+                ),
+                vec![format!(
+                    "pending: {} issued at cycle {}",
+                    self.describe(p.commit.pc, p.commit.instr),
+                    p.issue_cycle
+                )],
+            ));
+        }
+        let entries = self.cfg.scoreboard_entries as usize;
+        if instr.dest().is_some() && pending.len() >= entries {
+            return Some((
+                format!(
+                    "issued with a full scoreboard: its warp already has {} register writes pending and `scoreboard_entries` is {entries}",
+                    pending.len()
+                ),
+                Vec::new(),
+            ));
+        }
+        None
     }
 
     fn on_cta(
@@ -1126,6 +1277,24 @@ impl<'a> Checker<'a> {
         self.issue_records += 1;
         let s = sm as usize;
         let tag = rec.tag as usize;
+        self.tags_used[s] = self.tags_used[s].max(rec.tag + 1);
+        self.issued[s] += 1;
+        if checking && rec.tag >= self.cfg.tags_per_sm() {
+            return Err(self.mismatch(
+                RecordKind::Issue,
+                Some(sm),
+                Some(rec.warp),
+                Some(rec.tag),
+                format!(
+                    "tag {} out of range: an SM of this configuration has {} tags (docs/microarch/sm.md, \"Tags\")",
+                    rec.tag,
+                    self.cfg.tags_per_sm()
+                ),
+                None,
+                Vec::new(),
+                Vec::new(),
+            ));
+        }
         self.tags[s][tag] = Some(TagInfo {
             rec,
             cycle: self.cycle,
@@ -1181,6 +1350,18 @@ impl<'a> Checker<'a> {
                     Some(rtl_instr),
                     fields,
                     vec![model_instr],
+                ));
+            }
+            if let Some((what, notes)) = self.scoreboard_check(sm, &rec) {
+                return Err(self.mismatch(
+                    RecordKind::Issue,
+                    Some(sm),
+                    Some(rec.warp),
+                    Some(rec.tag),
+                    what,
+                    Some(rtl_instr),
+                    Vec::new(),
+                    notes,
                 ));
             }
             if let Some(f) = commit.fault {

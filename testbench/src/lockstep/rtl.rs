@@ -6,7 +6,7 @@ use warpforge_config::GpuConfig;
 use warpforge_loader::KernelImage;
 
 use super::ports::TopPorts;
-pub(crate) use super::script::{CtaRec, IssueRec, RtlFault, StRec, WbRec};
+pub(crate) use super::script::{CtaRec, IssueRec, RtlFault, SchedRec, StRec, WbRec};
 use super::Launch;
 use crate::memory_model::{MemProtocolError, MemRequest, MemoryModel, MemorySettings};
 use crate::verilator_model::LoadedModel;
@@ -17,6 +17,8 @@ pub(crate) const RESET_CYCLES: u64 = 2;
 /// The trace records of one SM in one cycle.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SmOut {
+    /// Read every cycle (not a record: [`SmOut::any`] ignores it).
+    pub sched: SchedRec,
     pub issue: Option<IssueRec>,
     pub wb: Option<WbRec>,
     pub st: Option<StRec>,
@@ -172,6 +174,11 @@ impl Session {
                     data,
                 }
             });
+            o.sched = SchedRec {
+                ready: m.get(sp.tr_ready),
+                launch: m.get(sp.tr_launch),
+                long: m.get(sp.tr_long),
+            };
             o.cta = (m.get(sp.tr_cta_valid) != 0).then(|| CtaRec {
                 id: m.get(sp.tr_cta_id) as u32,
                 warps: m.get(sp.tr_cta_warps),

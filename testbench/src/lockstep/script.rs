@@ -19,13 +19,11 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 use warpforge_config::GpuConfig;
+use warpforge_sim::scheduler::{Scheduler, SchedulerInputs};
 use warpforge_sim::{Fault, Gpu};
 
 use super::{fault_cause_code, Launch};
 use crate::memory_model::MemRequest;
-
-/// Tags per SM (docs/microarch/sm.md).
-pub const TAGS: u32 = 16;
 
 /// Issue record (`tr_issue_*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -91,9 +89,18 @@ impl RtlFault {
     }
 }
 
+/// The warp scheduler's inputs (`tr_ready`, `tr_launch`, `tr_long`), bit `w` = warp `w`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchedRec {
+    pub ready: u64,
+    pub launch: u64,
+    pub long: u64,
+}
+
 /// The outputs of one SM in one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScriptSm {
+    pub sched: SchedRec,
     pub issue: Option<IssueRec>,
     pub wb: Option<WbRec>,
     pub st: Option<StRec>,
@@ -136,8 +143,8 @@ fn free_slot(
     }
 }
 
-fn lowest_free(busy: u32) -> Option<u32> {
-    (0..TAGS).find(|t| busy >> t & 1 == 0)
+fn lowest_free(busy: u32, tags: u32) -> Option<u32> {
+    (0..tags).find(|t| busy >> t & 1 == 0)
 }
 
 /// Play an idealised GPU on `model` (memory set up, not launched) and record its outputs.
@@ -157,7 +164,13 @@ pub fn ideal_script(
         .map_err(|e| e.to_string())?;
     let mut cycles: Vec<Vec<ScriptSm>> = vec![vec![ScriptSm::default(); sms]];
     let mut busy = vec![0u32; sms];
-    let mut last = vec![cfg.warps - 1; sms];
+    // `[sm][tag]`: the warp of a pending register write. A warp with one does not issue (a
+    // scoreboard of one entry: never a hazard, as the checker requires).
+    let mut writing: Vec<Vec<Option<u32>>> = vec![vec![None; 256]; sms];
+    // The script grants like the RTL's scheduler must: the reference policy over the warps the
+    // model can issue (all of them waiting "long" when not ready, for two-level).
+    let mut schedulers: Vec<Scheduler> = (0..sms).map(|_| Scheduler::new(cfg)).collect();
+    let all_warps = u64::MAX >> (64 - cfg.warps);
     let mut memq: Vec<VecDeque<MemRequest>> = vec![VecDeque::new(); sms];
     let mut fault_at = None;
     let mut done_at = None;
@@ -175,6 +188,7 @@ pub fn ideal_script(
             let o = cycles[k][s];
             if let Some(r) = o.wb {
                 busy[s] &= !(1 << r.tag);
+                writing[s][r.tag as usize] = None;
             }
             if let Some(r) = o.st {
                 busy[s] &= !(1 << r.tag);
@@ -184,21 +198,36 @@ pub fn ideal_script(
             for (s, o) in cycles[k].iter_mut().enumerate() {
                 if let Ok((id, warps)) = model.dispatch_cta(s as u32) {
                     o.cta = Some(CtaRec { id, warps });
+                    o.sched.launch = warps;
                 }
             }
             'sms: for s in 0..sms {
-                let ready: Vec<u32> = model.ready_warps(s as u32).collect();
-                let Some(tag) = lowest_free(busy[s]) else {
+                let tag = lowest_free(busy[s], cfg.tags_per_sm());
+                let ready = if tag.is_some() {
+                    model
+                        .ready_warps(s as u32)
+                        .filter(|w| !writing[s].contains(&Some(*w)))
+                        .fold(0u64, |m, w| m | 1 << w)
+                } else {
+                    0
+                };
+                let o = &mut cycles[k][s].sched;
+                o.ready = ready;
+                o.long = all_warps & !ready;
+                let flags =
+                    |v: u64| -> Vec<bool> { (0..cfg.warps).map(|w| v >> w & 1 != 0).collect() };
+                let grant = schedulers[s].pick(&flags(ready));
+                schedulers[s].step(&SchedulerInputs {
+                    reset: false,
+                    ready: flags(ready),
+                    issued: grant.is_some(),
+                    launch: flags(o.launch),
+                    long_stall: flags(o.long),
+                });
+                let (Some(tag), Some(w)) = (tag, grant) else {
                     continue;
                 };
-                let Some(&w) = ready
-                    .iter()
-                    .find(|&&w| w > last[s])
-                    .or_else(|| ready.first())
-                else {
-                    continue;
-                };
-                last[s] = w;
+                let w = w as u32;
                 let mask = model.warp_stack(s as u32, w).last().map_or(0, |e| e.mask);
                 model.set_cycle(s as u32, cycle_base + k as u64);
                 let c = model.step(s as u32, w).map_err(|e| e.to_string())?.clone();
@@ -215,6 +244,7 @@ pub fn ideal_script(
                 }
                 if let Some(rd) = c.dest {
                     busy[s] |= 1 << tag;
+                    writing[s][tag as usize] = Some(w);
                     let kk = free_slot(&mut cycles, k + 3, s, |o| o.wb.is_some());
                     cycles[kk][s].wb = Some(WbRec {
                         tag,
@@ -360,7 +390,7 @@ impl Script {
         ] {
             p("output wire", w, n.into());
         }
-        let sm_out: [(&str, u32); 25] = [
+        let sm_out: [(&str, u32); 28] = [
             ("mem_req_valid", 1),
             ("mem_req_write", 1),
             ("mem_req_addr", 32),
@@ -383,6 +413,9 @@ impl Script {
             ("tr_cta_valid", 1),
             ("tr_cta_id", 32),
             ("tr_cta_warps", 64),
+            ("tr_ready", 64),
+            ("tr_launch", 64),
+            ("tr_long", 64),
             ("ctr_issued", 32),
             ("ctr_idle", 32),
             ("ctr_conflicts", 32),
@@ -507,6 +540,15 @@ impl Script {
                     set("tr_st_size", format!("2'd{}", r.size));
                     set("tr_st_mask", format!("32'h{:08x}", r.mask));
                 }
+                for (n, v) in [
+                    ("tr_ready", o.sched.ready),
+                    ("tr_launch", o.sched.launch),
+                    ("tr_long", o.sched.long),
+                ] {
+                    if v != 0 {
+                        set(n, format!("64'h{v:016x}"));
+                    }
+                }
                 if let Some(r) = o.cta {
                     set("tr_cta_valid", "1'b1".into());
                     set("tr_cta_id", format!("32'd{}", r.id));
@@ -562,8 +604,9 @@ mod tests {
 
     #[test]
     fn lowest_free_tag() {
-        assert_eq!(lowest_free(0), Some(0));
-        assert_eq!(lowest_free(0b1011), Some(2));
-        assert_eq!(lowest_free(0xffff), None);
+        assert_eq!(lowest_free(0, 16), Some(0));
+        assert_eq!(lowest_free(0b1011, 16), Some(2));
+        assert_eq!(lowest_free(0xffff, 16), None);
+        assert_eq!(lowest_free(0b111, 3), None);
     }
 }

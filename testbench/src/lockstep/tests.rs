@@ -33,6 +33,7 @@ impl Dut for ScriptDut<'_> {
         for s in 0..sc.sms {
             let o = sc.at(kc, s);
             out.sm[s] = SmOut {
+                sched: o.sched,
                 issue: o.issue,
                 wb: o.wb,
                 st: o.st,
@@ -460,6 +461,47 @@ fn data_in_a_lane_the_configuration_lacks_is_a_mismatch() {
 }
 
 #[test]
+fn the_scheduler_grant_is_checked_against_the_reference_policy() {
+    for cfg in [GpuConfig::tiny(), GpuConfig::small()] {
+        let st = words_setup(&cfg, store_gtid(false), &[0], 3, 6);
+        let script = st.script();
+        // A cycle in which two or more warps were ready: the grant is the policy's choice.
+        let (k, s) = *script
+            .find(|o| o.issue.is_some() && o.sched.ready.count_ones() >= 2)
+            .first()
+            .expect("a cycle with a choice");
+        let o = script.at(k, s);
+        let granted = o.issue.unwrap().warp;
+        // The same records, but the granted warp was not ready: no policy grants it.
+        let mut bad = script.clone();
+        edit(&mut bad, k, s).sched.ready &= !(1 << granted);
+        let m = st.mismatch(&bad);
+        assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Issue, k), "{m}");
+        assert!(
+            m.summary.starts_with(&format!(
+                "the warp scheduler ({:?}) granted warp {granted} but the reference grants warp",
+                cfg.scheduler
+            )),
+            "{m}"
+        );
+        // An issue in a cycle with no ready warp.
+        let mut bad = script.clone();
+        edit(&mut bad, k, s).sched.ready = 0;
+        assert!(st
+            .mismatch(&bad)
+            .summary
+            .contains("but the reference grants none"));
+        // A ready warp and no issue.
+        let mut bad = script.clone();
+        edit(&mut bad, k, s).issue = None;
+        assert!(st
+            .mismatch(&bad)
+            .summary
+            .contains("granted none but the reference grants warp"));
+    }
+}
+
+#[test]
 fn corrupted_store_issue_and_cta_records() {
     let cfg = GpuConfig::tiny();
     let st = words_setup(&cfg, store_gtid(false), &[0], 3, 6);
@@ -567,16 +609,49 @@ fn lost_records_memory_and_watchdogs() {
     assert!(m.summary.starts_with("tag reused"), "{m}");
     assert_eq!(m.kernel_cycle, ki);
 
-    // A writeback that never comes.
+    // A store record that never comes. (A lost writeback is caught earlier, when the warp's
+    // next instruction reads or writes the register, even in the writeback's own cycle: below.)
+    let warp_of = |k: u64, s: usize, tag: u32| {
+        let (ki, _) = script
+            .find(|o| o.issue.is_some_and(|i| i.tag == tag))
+            .into_iter()
+            .rfind(|&(kk, ss)| kk < k && ss == s)
+            .unwrap();
+        script.at(ki, s).issue.unwrap().warp
+    };
+    let touches = |i: IssueRec, rd: u8| {
+        decode(i.instr).is_ok_and(|x| x.sources().contains(&Some(rd)) || x.dest() == Some(rd))
+    };
+    let used_later = |k: u64, s: usize| {
+        let wb = script.at(k, s).wb.unwrap();
+        let w = warp_of(k, s, wb.tag);
+        script
+            .find(|o| o.issue.is_some_and(|i| i.warp == w && touches(i, wb.rd)))
+            .into_iter()
+            .find(|&(kk, ss)| kk >= k && ss == s)
+    };
+    let (k, s) = *script.find(|o| o.st.is_some()).last().unwrap();
     let mut bad = script.clone();
-    let (k, s) = *script.find(|o| o.wb.is_some()).last().unwrap();
-    edit(&mut bad, k, s).wb = None;
+    edit(&mut bad, k, s).st = None;
     let m = st.mismatch(&bad);
-    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Done, done));
+    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Done, done), "{m}");
     assert!(m
         .summary
         .contains("1 issued instruction(s) whose writeback/store record never came"));
     assert!(m.notes[0].contains("SM 0 tag"), "{m}");
+    // A writeback that never comes, of a warp that issues again: its next instruction that
+    // reads or writes the register issues with a hazard, unless the scoreboard waits forever.
+    let (k, s) = *script
+        .find(|o| o.wb.is_some())
+        .iter()
+        .find(|&&(k, s)| used_later(k, s).is_some())
+        .unwrap();
+    let (kh, _) = used_later(k, s).unwrap();
+    let mut bad = script.clone();
+    edit(&mut bad, k, s).wb = None;
+    let m = st.mismatch(&bad);
+    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Issue, kh), "{m}");
+    assert!(m.summary.starts_with("issued with a hazard"), "{m}");
 
     // A writeback for a tag nobody waits for.
     let mut bad = script.clone();
@@ -688,10 +763,12 @@ fn faults_are_matched_against_the_model() {
         }
         other => panic!("{other:?}"),
     }
-    // The faulting instruction without an issue record: the model steps that warp itself.
+    // The faulting instruction without an issue record (and so not granted: the warp was not
+    // ready): the model steps that warp itself.
     let mut bad = script.clone();
     let (k, s) = *script.find(|o| o.issue.is_some()).last().unwrap();
     edit(&mut bad, k, s).issue = None;
+    edit(&mut bad, k, s).sched.ready = 0;
     match st.check(&bad, &CosimOptions::default()) {
         Ok((CosimOutcome::Fault(mf), _)) => assert_eq!(mf.cause, FaultCause::MisalignedStore),
         other => panic!("{other:?}"),
