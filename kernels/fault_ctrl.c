@@ -2,7 +2,7 @@
  * fault_ctrl - control transfers that fault (docs/isa.md §3.1, §4, §8).
  *
  * Parameters: out (u32 *, grid*block words), which, victim_cta, victim_tid.
- * Every thread writes out[gtid] = gtid ^ 0x96960000. Cases 0-2: the victim thread (CTA victim_cta, thread victim_tid)
+ * Every thread writes out[gtid] = gtid ^ 0x96960000. Cases 0-2 and 5-7: the victim thread (CTA victim_cta, thread victim_tid)
  * alone; cases 3-4: every thread of the victim's warp:
  *   0 wf_fault_jal     `jal x0, .+6`             misaligned-fetch (target reported, no lane)
  *   1 wf_fault_jalr    `jalr ra, 2(a0)`, a0 = &wf_fault_jalr   misaligned-fetch (lane and
@@ -14,6 +14,14 @@
  *   4 wf_fault_unrec   an indirect call into the middle of a function, to a conditional
  *                                                branch the loader never analysed, which
  *                                                diverges (lane parity): unknown-reconvergence
+ *   5 wf_fault_jalback `jal x0, .-0x100000`      out-of-range-fetch at wf_fault_jalback - 1 MiB
+ *                                                (wraps: bits 20-31 set; a jal target, not jalr)
+ *   6 wf_fault_jalr    a0 = 0xAAAAAAA8 - 2       out-of-range-fetch at 0xAAAAAAA8
+ *   7 wf_fault_jalr    a0 = 0x55555554 - 2       out-of-range-fetch at 0x55555554
+ *                      (cases 6-7: every PC bit from 2 to 31 is 1 in one and 0 in the other, on
+ *                      its way through fetch to the fault record: a PC bit lost anywhere on
+ *                      that path is a wrong fault PC; the case list repeats them for every warp
+ *                      slot)
  */
 #include "fault_kernel.h"
 
@@ -30,6 +38,12 @@ __asm__(".text\n"
         "    jalr ra, 2(a0)\n"
         "    ret\n"
         ".size wf_fault_jalr, .-wf_fault_jalr\n"
+
+        ".globl wf_fault_jalback\n.type wf_fault_jalback, @function\n.p2align 2\n"
+        "wf_fault_jalback:\n"
+        "    .4byte 0x8000006f\n" /* jal x0, .-0x100000 (the most negative jal offset) */
+        "    ret\n"
+        ".size wf_fault_jalback, .-wf_fault_jalback\n"
 
         ".globl wf_fault_divret\n.type wf_fault_divret, @function\n.p2align 2\n"
         "wf_fault_divret:\n"
@@ -61,6 +75,7 @@ __asm__(".text\n"
 void wf_fault_jal(void);
 void wf_fault_jalr(uint32_t target_minus_2);
 void wf_fault_divret(void);
+void wf_fault_jalback(void);
 void wf_fault_unrec(void);
 
 WF_KERNEL(p)
@@ -70,14 +85,20 @@ WF_KERNEL(p)
     uint32_t lanes = wf_nlanes();
     q->out[t] = t ^ 0x96960000u;
     uint32_t w = q->which;
-    if (w <= 2) {
+    if (w <= 2 || w >= 5) {
         if (wf_ctaid() == q->victim_cta && wf_tid() == q->victim_tid) {
             if (w == 0)
                 wf_fault_jal();
             else if (w == 1)
                 wf_fault_jalr((uint32_t)&wf_fault_jalr);
-            else
+            else if (w == 2)
                 wf_fault_jalr(0x01000000u - 2);
+            else if (w == 5)
+                wf_fault_jalback();
+            else if (w == 6)
+                wf_fault_jalr(0xAAAAAAA8u - 2);
+            else
+                wf_fault_jalr(0x55555554u - 2);
         }
     } else if (wf_ctaid() == q->victim_cta && wf_tid() / lanes == q->victim_tid / lanes) {
         if (w == 3) {

@@ -4,6 +4,7 @@
 
 pub mod bench_rtl;
 pub mod cosim;
+pub mod cycles;
 pub mod host;
 pub mod mutate;
 pub mod regress;

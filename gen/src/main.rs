@@ -160,6 +160,14 @@ struct MutateArgs {
     /// Do not try to prove survivors equivalent.
     #[arg(long)]
     no_equiv: bool,
+    /// Count only functional detection: a mutant whose runs all match the model but take
+    /// other cycle counts than the unmutated design survives instead of "detected (cycles)".
+    #[arg(long)]
+    no_timing: bool,
+    /// Only these mutants (ids as the table prints them, without the `m`), comma-separated;
+    /// each is run afresh and its stored verdict replaced.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<usize>,
     /// Time limit of one equivalence proof, in seconds.
     #[arg(long, default_value_t = 300)]
     equiv_timeout: u64,
@@ -186,9 +194,38 @@ struct RunSet {
     /// Each kernel's representative case only, instead of all its reference cases.
     #[arg(long)]
     quick: bool,
+    /// Record every passing run's kernel cycles as the expected ones (tests/cycles/CONFIG.json)
+    /// instead of checking them: after an intended timing change; commit the file's diff.
+    #[arg(long, conflicts_with = "no_cycle_check")]
+    bless_cycles: bool,
+    /// Do not compare kernel cycles with tests/cycles/ (lock-step checks only).
+    #[arg(long)]
+    no_cycle_check: bool,
+    /// Where the expected cycles are read and recorded (default: the source tree's
+    /// tests/cycles/).
+    #[arg(long)]
+    cycles_dir: Option<PathBuf>,
 }
 
 impl RunSet {
+    fn cycles_dir(&self) -> PathBuf {
+        self.cycles_dir
+            .clone()
+            .unwrap_or_else(warpforge::cycles::default_dir)
+    }
+
+    /// The timing check asked for.
+    fn cycles(&self) -> warpforge::cycles::Mode {
+        use warpforge::cycles::Mode;
+        if self.bless_cycles {
+            Mode::Bless
+        } else if self.no_cycle_check {
+            Mode::Off
+        } else {
+            Mode::Check
+        }
+    }
+
     /// The memory settings (seeded with `seed`) and the shipped kernels named.
     #[allow(clippy::type_complexity)]
     fn resolve(
@@ -1036,6 +1073,8 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
         mems,
         kernels,
         all_cases: !args.runs.quick,
+        cycles: args.runs.cycles(),
+        cycles_dir: args.runs.cycles_dir(),
         jobs: args.jobs.unwrap_or_else(default_jobs),
         seed: args.seed,
         json: args.json,
@@ -1058,6 +1097,9 @@ fn mutate_cmd(args: MutateArgs) -> Result<ExitCode> {
         mem: args.mem.clone(),
         kernels: args.kernels.clone(),
         quick: true,
+        bless_cycles: false,
+        no_cycle_check: false,
+        cycles_dir: None,
     };
     let (mems, kernels) = runs.resolve(1)?;
     let plan = warpforge::mutate::Plan {
@@ -1071,6 +1113,8 @@ fn mutate_cmd(args: MutateArgs) -> Result<ExitCode> {
         equiv_timeout: std::time::Duration::from_secs(args.equiv_timeout),
         data_seed: 1,
         all_cases: !args.quick,
+        timing: !args.no_timing,
+        only: args.only.clone(),
     };
     let summary = warpforge::mutate::run(&plan, &|m| eprintln!("mutate: {m}"))?;
     print!("{}", warpforge::mutate::table(&summary));
@@ -1121,14 +1165,19 @@ fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
         vcd: args.vcd.clone(),
         jobs: args.jobs.unwrap_or_else(default_jobs),
         announce_builds: true,
+        cycles: args.runs.cycles(),
+        cycles_dir: args.runs.cycles_dir(),
     };
-    let rows = regress::run(&plan)?;
+    let (rows, cycles_note) = regress::run(&plan)?;
     let failures = regress::report(
         &rows,
         args.json.as_deref(),
         args.junit.as_deref(),
         start.elapsed(),
     )?;
+    if !cycles_note.is_empty() {
+        println!("{cycles_note}");
+    }
     println!(
         "{} passed, {} failed ({} runs in {:.1} s)",
         rows.len() - failures,

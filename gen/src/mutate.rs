@@ -42,7 +42,7 @@ use crate::host::limits;
 use crate::regress::progress_bar;
 
 /// Changes whenever the yosys scripts below change, so cached designs are not reused.
-pub const FLOW_VERSION: &str = "mutate-flow-2";
+pub const FLOW_VERSION: &str = "mutate-flow-3";
 
 /// The name of the mutation-select input of the mutant design.
 pub const MUTSEL: &str = "mutsel";
@@ -65,6 +65,12 @@ pub struct Plan {
     /// Every reference case of each kernel (as `regress` runs them), not only its
     /// representative one.
     pub all_cases: bool,
+    /// A mutant whose runs all match the model but whose cycle count differs from the
+    /// unmutated design's in some run is detected (timing); off: only functional detection.
+    pub timing: bool,
+    /// Only these mutants (by id, `m<i>`), each run afresh (its stored verdict is replaced):
+    /// to re-examine survivors after a change. Empty: all.
+    pub only: Vec<usize>,
 }
 
 /// One mutation, as `mutate -list` printed it.
@@ -148,6 +154,11 @@ pub enum Verdict {
     DetectedMismatch,
     /// A run hung (no trace record for the hang window) or exceeded its cycle limit.
     DetectedHang,
+    /// Every run matched the golden model, but one took a different number of cycles than the
+    /// unmutated design: a timing-only bug (a lost issue slot, an extra stall, another
+    /// arbitration order). The regression sees it as a changed cycle count (the cycle
+    /// expectations of `regress --expect-cycles`).
+    DetectedCycles,
     /// No run failed, and the mutated module is proven equivalent to the original.
     Equivalent,
     /// No run failed, and equivalence was not proven: a bug the kernel set cannot see.
@@ -161,13 +172,17 @@ impl Verdict {
         match self {
             Verdict::DetectedMismatch => "detected (mismatch)",
             Verdict::DetectedHang => "detected (hang)",
+            Verdict::DetectedCycles => "detected (cycles)",
             Verdict::Equivalent => "equivalent",
             Verdict::Escape => "ESCAPE",
             Verdict::Survived => "survived",
         }
     }
     pub fn detected(&self) -> bool {
-        matches!(self, Verdict::DetectedMismatch | Verdict::DetectedHang)
+        matches!(
+            self,
+            Verdict::DetectedMismatch | Verdict::DetectedHang | Verdict::DetectedCycles
+        )
     }
 }
 
@@ -191,6 +206,11 @@ pub struct Summary {
     pub seed: u64,
     pub runs_per_mutant: usize,
     pub detected: usize,
+    /// Of `detected`: by a changed cycle count only (every record matched the model).
+    pub detected_by_cycles: usize,
+    /// Coverage counting only functional detection (mismatch, hang): what lock-step alone
+    /// catches.
+    pub functional_coverage: f64,
     pub equivalent: usize,
     pub escapes: usize,
     pub survived_unchecked: usize,
@@ -356,10 +376,18 @@ fn prepare(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Prepared> {
 /// The prefix of the one-bit control input of each mutation in the in-context check.
 const ALIVE: &str = "wf_alive_";
 
+/// The optimisation of the in-context check: semantics-preserving passes only (no `-mux_undef`,
+/// no `-sat`, which took over 20 minutes on `tiny`), repeated because narrowing one cell
+/// exposes constants to the next. `-fine` and `wreduce` make the bits above a configuration's
+/// width (a 64-bit warp mask on 4 warps, a 32-bit shared-memory base on 4 KiB) dead.
+const CONTEXT_OPT: &str =
+    "flatten\nopt -purge\nopt -fine -purge\nwreduce\nopt -fine -purge\nwreduce\nopt -fine -purge\n";
+
 /// Step 2b: the mutations that cannot reach any output of the whole GPU. Every mutation is
 /// applied behind its own one-bit control input (`mutate -ctrl wf_alive_<i> 1 1`), the design
-/// is flattened and optimised (`flatten; opt -purge`: constants propagated, logic that drives
-/// no output removed), and a mutation whose control input no longer drives anything is dead in
+/// is flattened and optimised ([`CONTEXT_OPT`]: constants propagated bit by bit, every
+/// operation narrowed to the bits its readers use (`wreduce`), logic that drives no output
+/// removed), and a mutation whose control input no longer drives anything is dead in
 /// context: no input sequence can make it visible, however its module's ports are driven in
 /// isolation (a debug port the SM leaves unconnected, a trace bit tied to zero). Sound with all
 /// mutations applied at once: `opt` keeps logic observable for *some* value of the other
@@ -377,13 +405,13 @@ fn dead_in_context(
     {
         return Ok(dead);
     }
-    progress("yosys: which mutations can reach an output in context (flatten; opt -purge)");
+    progress("yosys: which mutations can reach an output in context (flatten; opt -fine; wreduce)");
     let mut script = String::from("read_rtlil design.il\n");
     for m in mutations {
         script.push_str(&format!("mutate -ctrl {ALIVE}{} 1 1 {}\n", m.id, m.args));
     }
     script.push_str(&format!(
-        "hierarchy -top {TOP_NAME}\nflatten\nopt -purge\nwrite_json context-{tag}.netlist.json\n"
+        "hierarchy -top {TOP_NAME}\n{CONTEXT_OPT}write_json context-{tag}.netlist.json\n"
     ));
     yosys_or_fail(dir, &script, &format!("context-{tag}"))?;
     let netlist_file = dir.join(format!("context-{tag}.netlist.json"));
@@ -444,6 +472,8 @@ struct RunSpec {
     mem: usize,
     /// Cycle limit for a mutant (from the baseline).
     max_cycles: u64,
+    /// Kernel cycles of the unmutated design (the baseline run).
+    baseline_cycles: u64,
 }
 
 fn run_label(plan: &Plan, r: &RunSpec) -> String {
@@ -493,8 +523,22 @@ fn run_one(
     ))
 }
 
-/// Step 5: is mutation `m` equivalent to the original module?
+/// Step 5: is mutation `m` equivalent? First in context, alone: the check of step 2b with only
+/// this mutation applied (with all of them applied at once, another mutation can keep a bit
+/// observable that is dead without it). Then its module against the original module.
 fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
+    let t = Instant::now();
+    if dead_in_context(dir, &format!("one-m{}", m.id), std::slice::from_ref(m), &|_| {})?
+        .contains(&m.id)
+    {
+        return Ok((
+            true,
+            format!(
+                "dead in context, applied alone: in the flattened, optimised GPU (`flatten; opt -fine; wreduce`) it reaches no output ({:.0} s)",
+                t.elapsed().as_secs_f64()
+            ),
+        ));
+    }
     let edir = dir.join("equiv");
     std::fs::create_dir_all(&edir)?;
     let args = m.args.replacen(
@@ -543,7 +587,18 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
 
 /// Run the plan; `progress` receives one-line status messages.
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
-    let (dir, mutations, mutants_v, dead) = prepare(plan, progress)?;
+    let (dir, mut mutations, mutants_v, dead) = prepare(plan, progress)?;
+    if !plan.only.is_empty() {
+        if let Some(bad) = plan.only.iter().find(|i| **i == 0 || **i > mutations.len()) {
+            bail!(
+                "--only {bad}: no such mutant; the ids of `--count {} --seed {}` are 1 to {}",
+                plan.count,
+                plan.seed,
+                mutations.len()
+            );
+        }
+        mutations.retain(|m| plan.only.contains(&m.id));
+    }
     let images = crate::regress::load_images(&plan.kernels)?;
     // Every kernel's representative case first (most mutants fail one of them), then, with
     // `all_cases`, the other reference cases.
@@ -570,6 +625,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
                     case: case.clone(),
                     mem: mi,
                     max_cycles: warpforge_testbench::lockstep::DEFAULT_MAX_CYCLES,
+                    baseline_cycles: 0,
                 };
                 if representative {
                     runs.push(r);
@@ -589,6 +645,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
         format!("{:?}", plan.mems.iter().map(|m| &m.1).collect::<Vec<_>>()).as_bytes(),
         plan.data_seed.to_string().as_bytes(),
         plan.equiv.to_string().as_bytes(),
+        plan.timing.to_string().as_bytes(),
     ]);
     let results_dir = dir
         .join("results")
@@ -606,6 +663,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
             );
         }
         r.max_cycles = cycles * 4 + 10_000;
+        r.baseline_cycles = cycles;
     }
 
     // 4 and 5, in parallel, each mutant's verdict stored as soon as it is known.
@@ -623,6 +681,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
                 let file = results_dir.join(format!("m{}.json", m.id));
                 let cached: Option<MutantResult> = std::fs::read(&file)
                     .ok()
+                    .filter(|_| plan.only.is_empty())
                     .and_then(|b| serde_json::from_slice(&b).ok())
                     .filter(|r: &MutantResult| r.mutation == *m);
                 let result = match cached {
@@ -663,21 +722,27 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
     let equivalent = count(&|v| *v == Verdict::Equivalent);
     let escapes = count(&|v| *v == Verdict::Escape);
     let survived_unchecked = count(&|v| *v == Verdict::Survived);
+    let detected_by_cycles = count(&|v| *v == Verdict::DetectedCycles);
     let relevant = mutants.len() - equivalent;
+    let percent = |n: usize| {
+        if relevant == 0 {
+            100.0
+        } else {
+            100.0 * n as f64 / relevant as f64
+        }
+    };
     Ok(Summary {
         config: plan.config.name.clone(),
         count: plan.count,
         seed: plan.seed,
         runs_per_mutant: runs.len(),
         detected,
+        detected_by_cycles,
+        functional_coverage: percent(detected - detected_by_cycles),
         equivalent,
         escapes,
         survived_unchecked,
-        coverage: if relevant == 0 {
-            100.0
-        } else {
-            100.0 * detected as f64 / relevant as f64
-        },
+        coverage: percent(detected),
         mutants,
         workdir: dir,
     })
@@ -698,13 +763,23 @@ fn mutant(
         return Ok(MutantResult {
             mutation: m.clone(),
             verdict: Verdict::Equivalent,
-            detail: "dead in context: in the flattened, optimised GPU (`flatten; opt -purge`) it reaches no output".into(),
+            detail: "dead in context: in the flattened, optimised GPU (`flatten; opt -fine; wreduce`) it reaches no output".into(),
             runs: 0,
             seconds: 0.0,
         });
     }
+    // A functional failure in any run outranks a timing difference, so a mutant that changes
+    // cycles still runs the whole set.
+    let mut timing: Option<String> = None;
     for (n, r) in runs.iter().enumerate() {
-        let (failed, _) = run_one(plan, images, mutants_v, m.id, r)?;
+        let (failed, cycles) = run_one(plan, images, mutants_v, m.id, r)?;
+        if failed.is_none() && cycles != r.baseline_cycles && timing.is_none() {
+            timing = Some(format!(
+                "{}: every record matched the model, but in {cycles} kernel cycles where the unmutated design takes {}",
+                run_label(plan, r),
+                r.baseline_cycles
+            ));
+        }
         if let Some((hang, detail)) = failed {
             return Ok(MutantResult {
                 mutation: m.clone(),
@@ -719,7 +794,9 @@ fn mutant(
             });
         }
     }
-    let (verdict, detail) = if plan.equiv {
+    let (verdict, detail) = if let Some(detail) = timing.filter(|_| plan.timing) {
+        (Verdict::DetectedCycles, detail)
+    } else if plan.equiv {
         let (equivalent, why) = check_equivalence(plan, dir, m)?;
         (
             if equivalent {
@@ -802,12 +879,13 @@ pub fn table(s: &Summary) -> String {
     }
     let _ = writeln!(
         out,
-        "\n{} mutants of `{}` (seed {}), {} runs each at most: {} detected, {} equivalent, {} escapes{}; coverage {:.1} % of the non-equivalent mutants",
+        "\n{} mutants of `{}` (seed {}), {} runs each at most: {} detected ({} by cycle count only), {} equivalent, {} escapes{}; coverage {:.1} % of the non-equivalent mutants ({:.1} % by lock-step alone)",
         s.mutants.len(),
         s.config,
         s.seed,
         s.runs_per_mutant,
         s.detected,
+        s.detected_by_cycles,
         s.equivalent,
         s.escapes,
         if s.survived_unchecked > 0 {
@@ -815,7 +893,8 @@ pub fn table(s: &Summary) -> String {
         } else {
             String::new()
         },
-        s.coverage
+        s.coverage,
+        s.functional_coverage
     );
     out
 }

@@ -38,6 +38,11 @@ pub struct Plan {
     /// Say on stderr when a configuration's RTL is being built (without a terminal, where
     /// the progress bar is hidden).
     pub announce_builds: bool,
+    /// The timing check: compare each run's kernel cycles with `tests/cycles/` (or record
+    /// them there).
+    pub cycles: crate::cycles::Mode,
+    /// Where the expected cycles are (`crate::cycles::default_dir()`).
+    pub cycles_dir: std::path::PathBuf,
 }
 
 struct Job {
@@ -76,7 +81,14 @@ pub fn load_images(kernels: &[&KernelSpec]) -> Result<Vec<KernelImage>> {
 }
 
 /// Run the plan; rows in plan order (configuration, kernel, case, memory setting).
-pub fn run(plan: &Plan) -> Result<Vec<CosimRow>> {
+/// Run the plan: one row per run, and a line on the timing check (empty when it is off).
+pub fn run(plan: &Plan) -> Result<(Vec<CosimRow>, String)> {
+    if plan.cycles == crate::cycles::Mode::Check {
+        // A stale file of expected cycles is a clear error before any long work.
+        for (_, cfg) in &plan.configs {
+            crate::cycles::load(&plan.cycles_dir, cfg)?;
+        }
+    }
     let images = load_images(&plan.kernels)?;
     let mut jobs = Vec::new();
     for (ci, (_, cfg)) in plan.configs.iter().enumerate() {
@@ -213,7 +225,21 @@ pub fn run(plan: &Plan) -> Result<Vec<CosimRow>> {
     if let Some(e) = first_error.into_inner().unwrap() {
         return Err(e);
     }
-    Ok(rows.into_inner().unwrap().into_iter().flatten().collect())
+    let mut rows: Vec<CosimRow> = rows.into_inner().unwrap().into_iter().flatten().collect();
+    let keys: Vec<String> = jobs
+        .iter()
+        .map(|j| {
+            crate::cycles::key(
+                plan.kernels[j.kernel].name,
+                &j.case.label,
+                &plan.mems[j.mem].1,
+                plan.data_seed,
+            )
+        })
+        .collect();
+    let cfgs: Vec<&GpuConfig> = jobs.iter().map(|j| &plan.configs[j.cfg].1).collect();
+    let note = crate::cycles::apply(plan.cycles, &plan.cycles_dir, &mut rows, &keys, &cfgs)?;
+    Ok((rows, note))
 }
 
 /// Print the table of `rows` and the full report of every failure on stdout, and write the

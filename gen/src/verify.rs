@@ -29,6 +29,10 @@ pub struct Verify {
     pub kernels: Vec<&'static KernelSpec>,
     /// Every reference case of each kernel (else its representative case).
     pub all_cases: bool,
+    /// The timing check (expected kernel cycles, `crate::cycles`).
+    pub cycles: crate::cycles::Mode,
+    /// Where the expected cycles are.
+    pub cycles_dir: PathBuf,
     pub jobs: usize,
     /// Seed of the memory model and of the input data.
     pub seed: u64,
@@ -156,6 +160,8 @@ pub fn run(v: &Verify) -> Result<Outcome> {
         jobs: v.jobs,
         // Built above, with its own progress line.
         announce_builds: false,
+        cycles: v.cycles,
+        cycles_dir: v.cycles_dir.clone(),
     };
     println!(
         "[4/4] lock-step co-simulation: {} kernels x {} x memory {} ({} jobs)",
@@ -173,7 +179,7 @@ pub fn run(v: &Verify) -> Result<Outcome> {
         v.jobs
     );
     let t = Instant::now();
-    let rows = regress::run(&plan)?;
+    let (rows, cycles_note) = regress::run(&plan)?;
     let sim_time = t.elapsed();
     println!();
     let failures = regress::report(
@@ -182,6 +188,9 @@ pub fn run(v: &Verify) -> Result<Outcome> {
         v.junit.as_deref(),
         start.elapsed(),
     )?;
+    if !cycles_note.is_empty() {
+        println!("{cycles_note}");
+    }
     println!();
     print!(
         "{}",

@@ -739,3 +739,60 @@ fn regress_writes_table_json_and_junit() {
         "{xml}"
     );
 }
+
+#[test]
+fn regress_checks_kernel_cycles_against_the_recorded_ones() {
+    // A copy of the checked-in expectations with one count off by one: lock-step passes, the
+    // timing check fails that run and says how to re-record; --bless-cycles restores it.
+    let dir = tempfile::tempdir().unwrap();
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cycles/tiny.json");
+    let mut file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&real).unwrap()).unwrap();
+    let runs = file["runs"].as_object_mut().unwrap();
+    let key = runs
+        .keys()
+        .find(|k| k.starts_with("vecadd grid=3 block=7 ") && k.contains("/ zero seed 1 /"))
+        .expect("tests/cycles/tiny.json has vecadd's representative case")
+        .clone();
+    let want = runs[&key].as_u64().unwrap();
+    runs.insert(key.clone(), (want + 1).into());
+    let copy = dir.path().join("tiny.json");
+    std::fs::write(&copy, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "regress",
+            "--configs",
+            "tiny",
+            "--mem",
+            "zero",
+            "--kernels",
+            "vecadd",
+            "--quick",
+            "--cycles-dir",
+            dir.path().to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        warpforge(&a)
+    };
+    let o = args(&[]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains(&format!(
+            "the kernel took {want} cycles where {} are expected",
+            want + 1
+        )),
+        "{t}"
+    );
+    assert!(
+        t.contains("--bless-cycles") && t.contains("1 runs checked") && t.contains("1 differ"),
+        "{t}"
+    );
+    let o = args(&["--bless-cycles"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let again: serde_json::Value = serde_json::from_slice(&std::fs::read(&copy).unwrap()).unwrap();
+    assert_eq!(again["runs"][&key].as_u64(), Some(want));
+    let o = args(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("0 differ"), "{}", text(&o));
+}

@@ -146,6 +146,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: divergent_return_cases,
     },
     KernelSpec {
+        name: "high_pc",
+        source: "high_pc.c",
+        about: "divergence, reconvergence and a divergent return at PCs with bits 10-13 set (code at 0x3C00)",
+        shape: "any grid and block; threads with gtid >= n idle; needs 16 KiB of instruction memory",
+        shared_bytes: 0,
+        cases: high_pc_cases,
+    },
+    KernelSpec {
         name: "cta_shared",
         source: "cta_shared.c",
         about: "many CTAs resident per SM, each writing and reading its own 64-word shared window across barriers",
@@ -1282,6 +1290,66 @@ fn divergent_return_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         .collect()
 }
 
+// ---- high_pc ---------------------------------------------------------------------------------
+
+/// out of high_pc.c.
+pub fn high_pc_ref(input: &[u32], n: usize, rounds: u32) -> Vec<u32> {
+    let leaf = |y: u32| if y & 2 != 0 { y.wrapping_add(7) } else { y ^ 0x33 };
+    let far = |x: u32| {
+        leaf(if x & 1 != 0 {
+            (x << 3).wrapping_add(101)
+        } else {
+            (x >> 1) ^ 0x55
+        })
+    };
+    input[..n]
+        .iter()
+        .map(|&v| {
+            let mut acc = v;
+            for i in 0..rounds {
+                let u = v.wrapping_add(i);
+                if u % 3 != 0 {
+                    acc = acc.wrapping_add(far(u).wrapping_add(1));
+                } else {
+                    acc ^= far(u ^ 0xff).wrapping_mul(3);
+                }
+            }
+            acc
+        })
+        .collect()
+}
+
+/// Loop trips of high_pc.
+pub const HIGH_PC_ROUNDS: u32 = 4;
+
+fn high_pc_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "high_pc", idx);
+            let values: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "high_pc",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("in", &values),
+                    output("out", &high_pc_ref(&values, n as usize, HIGH_PC_ROUNDS)),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Word(n),
+                    Param::Word(HIGH_PC_ROUNDS),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
 // ---- cta_shared ------------------------------------------------------------------------------
 
 /// Shared words of one `cta_shared` CTA (`CTA_SHARED_WORDS`).
@@ -1563,7 +1631,7 @@ fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 }
 
 fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    fault_cases(
+    let mut cases = fault_cases(
         "fault_ctrl",
         limits,
         seed,
@@ -1593,8 +1661,63 @@ fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 pc: FaultAddr::Function("wf_fault_unrec", 12),
                 ..fault_at("unknown-reconvergence", "wf_fault_unrec")
             }),
+            // A jal 1 MiB back from near 0: the target wraps (bits 20-31 set).
+            ("jal-back-out-of-range", &|_| {
+                let at = FaultAddr::Function("wf_fault_jalback", 0u32.wrapping_sub(0x10_0000));
+                ExpectedFault {
+                    pc: at,
+                    addr: Some(at),
+                    ..fault_at("out-of-range-fetch", "wf_fault_jalback")
+                }
+            }),
         ],
-    )
+    );
+    cases.extend(wild_fetch_cases(limits, seed));
+    cases
+}
+
+/// Targets of fault_ctrl's cases 6 and 7: every PC bit 2..31 is 1 in one and 0 in the other.
+const WILD_TARGETS: [(u32, &str); 2] = [(0xAAAA_AAA8, "aaaa"), (0x5555_5554, "5555")];
+
+/// fault_ctrl cases 6 and 7 once per warp slot: a `jalr` to a wild target in one thread of
+/// slot `w`, so the fetch PC registers of every slot carry every PC bit as 1 and as 0 to the
+/// fault record (the other cases fault only in slot 1).
+fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+        return Vec::new();
+    }
+    let block = partial(limits, limits.max_block);
+    let grid = 2;
+    let slots = block.div_ceil(limits.lanes);
+    let mut cases = Vec::new();
+    for (which, (target, name)) in WILD_TARGETS.iter().enumerate() {
+        for w in 0..slots {
+            let vtid = (w * limits.lanes + 2).min(block - 1);
+            let mut rng = rng_for(seed, "fault_ctrl", 16 + which * 64 + w as usize);
+            let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+            cases.push(Case {
+                kernel: "fault_ctrl",
+                label: format!("fetch-out-of-range-{name} slot={w} grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![inout("out", &init, &init)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Word(6 + which as u32),
+                    Param::Word(1),
+                    Param::Word(vtid),
+                ],
+                expected_fault: Some(ExpectedFault {
+                    sm: u32::from(limits.sms >= 2),
+                    warp: vtid / limits.lanes,
+                    pc: FaultAddr::Abs(*target),
+                    addr: Some(FaultAddr::Abs(*target)),
+                    ..fault_at("out-of-range-fetch", "wf_fault_jalr")
+                }),
+            });
+        }
+    }
+    cases
 }
 
 #[cfg(test)]
