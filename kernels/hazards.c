@@ -18,10 +18,15 @@
  *  6-9 four pending writes (divu, mul, lw w1, add) in the four rotations of their order,
  *    each read by a consumer through rs2 (6, 7) or rs1 (8, 9); the XOR of the consumers
  * 10 branch on a loaded word: w0 == x ? 1 : 0 (bne rs1 behind a load)
+ * 11 no false dependencies (timing): behind a divide into t4 (x29), `lui t5, 0xE8` (its rs1
+ *    field, immediate bits, reads 29) and `addi t6, a1, 29` (its rs2 field reads 29) must not
+ *    wait for t4: sixteen adds overlap the divide; then t4 is read for real:
+ *    ((0xE8000 ^ (x + 29)) + 16 x) + x / y. An RTL that waits anyway gives the right value
+ *    in more cycles, which the regression's cycle check reports (docs/verification.md).
  */
 #include "warpforge.h"
 
-#define HAZARDS_WORDS 11
+#define HAZARDS_WORDS 12
 
 struct params {
     uint32_t *mem;
@@ -98,6 +103,17 @@ __asm__(".text\n.globl hz_run\n.type hz_run, @function\n.p2align 2\n"
         "    bne t0, a1, 1f\n"
         "    li t1, 1\n"
         "1:  sw t1, 40(a3)\n"
+        /* 11: no false dependencies */
+        "    divu t4, a1, a2\n"
+        "    lui t5, 0xE8\n"
+        "    addi t6, a1, 29\n"
+        "    xor t5, t5, t6\n"
+        "    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n"
+        "    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n"
+        "    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n"
+        "    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n"
+        "    add t5, t5, t4\n"
+        "    sw t5, 44(a3)\n"
         "    ret\n"
         ".size hz_run, .-hz_run\n");
 

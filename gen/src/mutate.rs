@@ -523,13 +523,153 @@ fn run_one(
     ))
 }
 
+/// Cut every memory of the flattened design out of it: a read port's data becomes a new
+/// top-level input, its address and enable and every write port's signals become outputs.
+/// In a miter of two such designs the read data are shared inputs, so the proof holds for any
+/// memory contents; the ports are compared every cycle, so the two memories cannot drift apart
+/// unnoticed (docs/mutation.md, "Equivalence in context").
+const CUT_MEMORIES: &str = "expose -cut t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
+     expose t:$mem_v2 %x:+[RD_ADDR,RD_EN,WR_ADDR,WR_DATA,WR_EN] t:$mem_v2 %d\n\
+     delete t:$mem_v2\nopt_clean\n";
+
+/// Step 5a: the original GPU, flattened with its memories cut, as module `wf_gold`
+/// (`formal-gold.il`, made once per work directory).
+fn formal_gold(dir: &Path) -> Result<PathBuf> {
+    // Parallel survivors need it at once: one makes it, the others wait.
+    static MAKING: Mutex<()> = Mutex::new(());
+    let _one = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    let gold = dir.join("formal-gold.il");
+    if !gold.exists() {
+        let script = format!(
+            "read_rtlil design.il\nhierarchy -top {TOP_NAME}\nflatten\nopt_clean\n{CUT_MEMORIES}\
+             rename {TOP_NAME} wf_gold\nwrite_rtlil formal-gold.il.tmp\n"
+        );
+        yosys_or_fail(dir, &script, "formal-gold")?;
+        std::fs::rename(dir.join("formal-gold.il.tmp"), &gold)?;
+    }
+    Ok(gold)
+}
+
+/// Step 5b: sequential equivalence of the whole GPU with and without mutation `m`, as MCY
+/// would check a design: a miter of the two flattened GPUs (memories cut, every top-level
+/// input free and shared), bit-blasted to AIGER by yosys and proven by ABC's `dprove`
+/// (signal correspondence by induction, then fraiging), from the registers' initial values.
+/// `Some(true)`: equivalent for every input sequence; `Some(false)`: ABC found the outputs
+/// can differ; `None`: undecided within the time limit.
+fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bool>, String)> {
+    let t = Instant::now();
+    formal_gold(dir)?;
+    let fdir = dir.join("formal");
+    std::fs::create_dir_all(&fdir)?;
+    let name = format!("m{}", m.id);
+    let script = format!(
+        "read_rtlil ../design.il\nmutate {args}\nhierarchy -top {TOP_NAME}\nflatten\nopt_clean\n\
+         {CUT_MEMORIES}rename {TOP_NAME} wf_gate\ndesign -stash gate\n\
+         read_rtlil ../formal-gold.il\ndesign -copy-from gate -as wf_gate wf_gate\n\
+         miter -equiv -flatten wf_gold wf_gate wf_miter\nhierarchy -top wf_miter\n\
+         opt -fast\nopt -fine -purge\nwreduce\nopt -fine -purge\n\
+         dffunmap\ntechmap\nopt -fast -purge -nodffe -nosdff\naigmap\nopt_clean -purge\n\
+         setundef -zero\nwrite_aiger -zinit {name}.aig\n",
+        args = m.args
+    );
+    if !yosys(&fdir, &script, &name, Some(plan.equiv_timeout))? {
+        return Ok((
+            None,
+            format!(
+                "in-context miter not built within {} s",
+                plan.equiv_timeout.as_secs()
+            ),
+        ));
+    }
+    let left = plan
+        .equiv_timeout
+        .saturating_sub(t.elapsed())
+        .max(Duration::from_secs(10));
+    let out = run_with_timeout(
+        Command::new("yosys-abc")
+            .arg("-c")
+            .arg(format!("read_aiger {name}.aig; dprove"))
+            .current_dir(&fdir),
+        &fdir.join(format!("{name}.abc.log")),
+        left,
+    )?;
+    let _ = std::fs::remove_file(fdir.join(format!("{name}.aig")));
+    let secs = t.elapsed().as_secs_f64();
+    Ok(if out.contains("Networks are equivalent") {
+        (
+            Some(true),
+            format!("equivalent in context: the whole GPU with and without it, proven by ABC dprove ({secs:.0} s)"),
+        )
+    } else if out.contains("are not equivalent") || out.contains("was asserted") {
+        (
+            Some(false),
+            format!("in context, ABC dprove finds an input sequence that tells them apart ({secs:.0} s)"),
+        )
+    } else {
+        (
+            None,
+            format!("in context, ABC dprove undecided ({secs:.0} s)"),
+        )
+    })
+}
+
+/// Run a command with a time limit, its stdout and stderr into `log`; what it wrote (empty
+/// when it was stopped).
+fn run_with_timeout(cmd: &mut Command, log: &Path, timeout: Duration) -> Result<String> {
+    let file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+    let mut child = cmd
+        .stdout(file.try_clone()?)
+        .stderr(file)
+        .spawn()
+        .map_err(|e| {
+            anyhow!(
+                "yosys-abc cannot be run ({e}): it comes with yosys (`scripts/setup.sh --yosys`)"
+            )
+        })?;
+    let start = Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            return Ok(std::fs::read_to_string(log).unwrap_or_default());
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(String::new());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Step 5: is mutation `m` equivalent? First in context, alone: the check of step 2b with only
 /// this mutation applied (with all of them applied at once, another mutation can keep a bit
 /// observable that is dead without it). Then its module against the original module.
 fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
+    // The answer depends on the design and the mutation, not on the kernel set: kept per
+    // mutation, so another kernel set (or `--only`) does not prove it again.
+    let cache = dir.join("equivalence").join(format!("m{}.json", m.id));
+    if let Some((args, equivalent, why)) = std::fs::read(&cache)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<(String, bool, String)>(&b).ok())
+    {
+        if args == m.args {
+            return Ok((equivalent, why));
+        }
+    }
+    let (equivalent, why) = prove_equivalence(plan, dir, m)?;
+    std::fs::create_dir_all(dir.join("equivalence"))?;
+    write_atomically(&cache, &serde_json::to_vec(&(&m.args, equivalent, &why))?)?;
+    Ok((equivalent, why))
+}
+
+fn prove_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
     let t = Instant::now();
-    if dead_in_context(dir, &format!("one-m{}", m.id), std::slice::from_ref(m), &|_| {})?
-        .contains(&m.id)
+    if dead_in_context(
+        dir,
+        &format!("one-m{}", m.id),
+        std::slice::from_ref(m),
+        &|_| {},
+    )?
+    .contains(&m.id)
     {
         return Ok((
             true,
@@ -538,6 +678,10 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
                 t.elapsed().as_secs_f64()
             ),
         ));
+    }
+    let (decided, why) = formal_in_context(plan, dir, m)?;
+    if let Some(equivalent) = decided {
+        return Ok((equivalent, why));
     }
     let edir = dir.join("equiv");
     std::fs::create_dir_all(&edir)?;

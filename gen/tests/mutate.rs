@@ -70,14 +70,80 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
     let survivors = mutants
         .iter()
         .filter(|m| {
-            !m["verdict"].as_str().unwrap().starts_with("detected")
-                && m["verdict"] != "equivalent"
+            !m["verdict"].as_str().unwrap().starts_with("detected") && m["verdict"] != "equivalent"
         })
         .count();
-    assert!(o.status.success(), "the command fails only on an error: {text}");
+    assert!(
+        o.status.success(),
+        "the command fails only on an error: {text}"
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(
         xml.contains(r#"tests="8""#) && xml.contains(&format!(r#"failures="{survivors}""#)),
         "{xml}"
+    );
+}
+
+/// The equivalence checks decide both ways on known mutants of the CI set: m7 (a bit above
+/// the order matrix's 4 warps, in the GTO scheduler) is dead in context; m5 (bit 5 of a fetch
+/// PC register flipped when bit 10 is set, which only `high_pc` reaches) survives vecadd and
+/// reduce, and the in-context miter of the whole GPU, proven by ABC, shows it is not
+/// equivalent: an escape of this kernel set, not a harmless mutant.
+#[test]
+fn equivalence_in_context_decides_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("mutate.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args([
+            "mutate",
+            "--config",
+            "tiny",
+            "--count",
+            "8",
+            "--seed",
+            "1",
+            "--kernels",
+            "vecadd,reduce",
+            "--quick",
+            "--mem",
+            "zero",
+            "--only",
+            "5,7",
+            "--json",
+        ])
+        .arg(&json)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
+        .output()
+        .expect("runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{text}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let verdict = |id: u64| {
+        summary["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mutation"]["id"] == id)
+            .map(|m| {
+                (
+                    m["verdict"].as_str().unwrap().to_string(),
+                    m["detail"].as_str().unwrap().to_string(),
+                )
+            })
+            .unwrap_or_else(|| panic!("m{id} missing: {text}"))
+    };
+    let (v7, d7) = verdict(7);
+    assert_eq!(v7, "equivalent", "{d7}\n{text}");
+    assert!(d7.contains("dead in context"), "{d7}");
+    let (v5, d5) = verdict(5);
+    assert_eq!(v5, "escape", "{d5}\n{text}");
+    assert!(
+        d5.contains("ABC dprove finds an input sequence"),
+        "{d5}\n{text}"
     );
 }

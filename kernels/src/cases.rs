@@ -1132,7 +1132,7 @@ fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 // ---- hazards ---------------------------------------------------------------------------------
 
 /// Words per thread of `hazards`'s `out` (`HAZARDS_WORDS` in hazards.c).
-pub const HAZARDS_WORDS: u32 = 11;
+pub const HAZARDS_WORDS: u32 = 12;
 
 /// `out` of hazards.c for one thread: operands `x`, `y` and its memory words `w0`, `w1`, `w3`.
 pub fn hazards_ref(x: u32, y: u32, w0: u32, w1: u32, w3: u32) -> [u32; HAZARDS_WORDS as usize] {
@@ -1179,6 +1179,7 @@ pub fn hazards_ref(x: u32, y: u32, w0: u32, w1: u32, w3: u32) -> [u32; HAZARDS_W
         rs1,
         rs1,
         u32::from(w0 == x),
+        ((0xE8000 ^ x.wrapping_add(29)).wrapping_add(x.wrapping_mul(16))).wrapping_add(divu),
     ]
 }
 
@@ -1294,7 +1295,13 @@ fn divergent_return_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 
 /// out of high_pc.c.
 pub fn high_pc_ref(input: &[u32], n: usize, rounds: u32) -> Vec<u32> {
-    let leaf = |y: u32| if y & 2 != 0 { y.wrapping_add(7) } else { y ^ 0x33 };
+    let leaf = |y: u32| {
+        if y & 2 != 0 {
+            y.wrapping_add(7)
+        } else {
+            y ^ 0x33
+        }
+    };
     let far = |x: u32| {
         leaf(if x & 1 != 0 {
             (x << 3).wrapping_add(101)
