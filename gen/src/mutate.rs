@@ -645,19 +645,24 @@ fn run_with_timeout(cmd: &mut Command, log: &Path, timeout: Duration) -> Result<
 /// observable that is dead without it). Then its module against the original module.
 fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
     // The answer depends on the design and the mutation, not on the kernel set: kept per
-    // mutation, so another kernel set (or `--only`) does not prove it again.
+    // mutation, so another kernel set (or `--only`) does not prove it again. A failed proof
+    // is reused only under a time limit no longer than the one it had.
     let cache = dir.join("equivalence").join(format!("m{}.json", m.id));
-    if let Some((args, equivalent, why)) = std::fs::read(&cache)
+    let limit = plan.equiv_timeout.as_secs();
+    if let Some((args, secs, equivalent, why)) = std::fs::read(&cache)
         .ok()
-        .and_then(|b| serde_json::from_slice::<(String, bool, String)>(&b).ok())
+        .and_then(|b| serde_json::from_slice::<(String, u64, bool, String)>(&b).ok())
     {
-        if args == m.args {
+        if args == m.args && (equivalent || secs >= limit) {
             return Ok((equivalent, why));
         }
     }
     let (equivalent, why) = prove_equivalence(plan, dir, m)?;
     std::fs::create_dir_all(dir.join("equivalence"))?;
-    write_atomically(&cache, &serde_json::to_vec(&(&m.args, equivalent, &why))?)?;
+    write_atomically(
+        &cache,
+        &serde_json::to_vec(&(&m.args, limit, equivalent, &why))?,
+    )?;
     Ok((equivalent, why))
 }
 
