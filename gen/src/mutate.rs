@@ -284,6 +284,21 @@ fn yosys_or_fail(dir: &Path, script: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// An exclusive lock on `dir/<name>.lock`, held until the file is dropped: other threads and
+/// processes asking for it wait.
+fn lock_file(dir: &Path, name: &str) -> Result<std::fs::File> {
+    let path = dir.join(format!("{name}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    file.lock()
+        .with_context(|| format!("locking {}", path.display()))?;
+    Ok(file)
+}
+
 /// Write `data` to `path` through a temporary file and a rename.
 fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
     warpforge_testbench::unit::write_atomically(path, data)
@@ -307,6 +322,9 @@ fn prepare(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Prepared> {
         .join("mutate")
         .join(format!("{}-{key}", plan.config.name));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // Another warpforge (a second `mutate`, a parallel test) preparing the same design waits
+    // here and then finds every file made.
+    let _lock = lock_file(&dir, "prepare")?;
     let design_v = dir.join(format!("{TOP_NAME}.v"));
     if !design_v.is_file() {
         write_atomically(&design_v, &verilog)?;
@@ -535,9 +553,8 @@ const CUT_MEMORIES: &str = "expose -cut t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
 /// Step 5a: the original GPU, flattened with its memories cut, as module `wf_gold`
 /// (`formal-gold.il`, made once per work directory).
 fn formal_gold(dir: &Path) -> Result<PathBuf> {
-    // Parallel survivors need it at once: one makes it, the others wait.
-    static MAKING: Mutex<()> = Mutex::new(());
-    let _one = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    // Parallel survivors (threads or processes) need it at once: one makes it, the others wait.
+    let _lock = lock_file(dir, "formal-gold")?;
     let gold = dir.join("formal-gold.il");
     if !gold.exists() {
         let script = format!(

@@ -44,6 +44,10 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
+    assert!(
+        o.status.success(),
+        "the command fails only on an error: {text}"
+    );
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let mutants = summary["mutants"].as_array().unwrap();
@@ -73,10 +77,6 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
             !m["verdict"].as_str().unwrap().starts_with("detected") && m["verdict"] != "equivalent"
         })
         .count();
-    assert!(
-        o.status.success(),
-        "the command fails only on an error: {text}"
-    );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(
         xml.contains(r#"tests="8""#) && xml.contains(&format!(r#"failures="{survivors}""#)),
