@@ -192,20 +192,10 @@ mod tests {
 
     fn row(cycles: u64) -> CosimRow {
         CosimRow {
-            kernel: "vecadd".into(),
-            case: "n=4".into(),
-            config: "tiny".into(),
-            mem: "zero".into(),
             result: "pass".into(),
             cycles: Some(cycles),
-            ipc: None,
-            ipc_per_sm: None,
-            issued: None,
-            bank_conflicts: None,
-            idle: None,
-            sim_seconds: None,
-            repro: String::new(),
             details: String::new(),
+            ..CosimRow::not_run("vecadd", "n=4", "tiny", "zero", "")
         }
     }
 

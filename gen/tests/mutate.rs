@@ -11,11 +11,10 @@
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("mutate.json");
-    let junit = dir.path().join("mutate.xml");
+/// `warpforge mutate` on the CI set (8 mutants of tiny, seed 1, vecadd and reduce, their
+/// representative cases, zero memory) plus `extra`, from the workspace root: its output and
+/// its stdout + stderr.
+fn mutate_ci_set(extra: &[&str]) -> (std::process::Output, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_warpforge"))
         .args([
             "mutate",
@@ -30,12 +29,8 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
             "--quick",
             "--mem",
             "zero",
-            "--no-equiv",
-            "--json",
-            json.to_str().unwrap(),
-            "--junit",
-            junit.to_str().unwrap(),
         ])
+        .args(extra)
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
         .output()
         .expect("runs");
@@ -44,6 +39,21 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
+    (o, text)
+}
+
+#[test]
+fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("mutate.json");
+    let junit = dir.path().join("mutate.xml");
+    let (o, text) = mutate_ci_set(&[
+        "--no-equiv",
+        "--json",
+        json.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
     assert!(
         o.status.success(),
         "the command fails only on an error: {text}"
@@ -93,33 +103,7 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
 fn equivalence_in_context_decides_both_ways() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("mutate.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_warpforge"))
-        .args([
-            "mutate",
-            "--config",
-            "tiny",
-            "--count",
-            "8",
-            "--seed",
-            "1",
-            "--kernels",
-            "vecadd,reduce",
-            "--quick",
-            "--mem",
-            "zero",
-            "--only",
-            "5,7",
-            "--json",
-        ])
-        .arg(&json)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
-        .output()
-        .expect("runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (o, text) = mutate_ci_set(&["--only", "5,7", "--json", json.to_str().unwrap()]);
     assert!(o.status.success(), "{text}");
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();

@@ -1266,15 +1266,33 @@ pub fn divergent_return_ref(input: &[u32], n: usize, rounds: u32) -> Vec<u32> {
 pub const DIVERGENT_RETURN_ROUNDS: u32 = 6;
 
 fn divergent_return_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    in_out_rounds_cases(
+        "divergent_return",
+        limits,
+        seed,
+        DIVERGENT_RETURN_ROUNDS,
+        divergent_return_ref,
+    )
+}
+
+/// The cases of a kernel with parameters `in, out, n, rounds` over the 1-D shapes: random
+/// `in`, `out` from `reference(in, n, rounds)`.
+fn in_out_rounds_cases(
+    kernel: &'static str,
+    limits: &Limits,
+    seed: u64,
+    rounds: u32,
+    reference: fn(&[u32], usize, u32) -> Vec<u32>,
+) -> Vec<Case> {
     shapes_1d(limits)
         .into_iter()
         .enumerate()
         .map(|(idx, (grid, block, n))| {
-            let mut rng = rng_for(seed, "divergent_return", idx);
+            let mut rng = rng_for(seed, kernel, idx);
             let values: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
-            let out = divergent_return_ref(&values, n as usize, DIVERGENT_RETURN_ROUNDS);
+            let out = reference(&values, n as usize, rounds);
             Case {
-                kernel: "divergent_return",
+                kernel,
                 label: label_1d(grid, block, n),
                 grid,
                 block,
@@ -1283,7 +1301,7 @@ fn divergent_return_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(0),
                     Param::Buffer(1),
                     Param::Word(n),
-                    Param::Word(DIVERGENT_RETURN_ROUNDS),
+                    Param::Word(rounds),
                 ],
                 expected_fault: None,
             }
@@ -1330,31 +1348,7 @@ pub fn high_pc_ref(input: &[u32], n: usize, rounds: u32) -> Vec<u32> {
 pub const HIGH_PC_ROUNDS: u32 = 4;
 
 fn high_pc_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    shapes_1d(limits)
-        .into_iter()
-        .enumerate()
-        .map(|(idx, (grid, block, n))| {
-            let mut rng = rng_for(seed, "high_pc", idx);
-            let values: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
-            Case {
-                kernel: "high_pc",
-                label: label_1d(grid, block, n),
-                grid,
-                block,
-                buffers: vec![
-                    input("in", &values),
-                    output("out", &high_pc_ref(&values, n as usize, HIGH_PC_ROUNDS)),
-                ],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Buffer(1),
-                    Param::Word(n),
-                    Param::Word(HIGH_PC_ROUNDS),
-                ],
-                expected_fault: None,
-            }
-        })
-        .collect()
+    in_out_rounds_cases("high_pc", limits, seed, HIGH_PC_ROUNDS, high_pc_ref)
 }
 
 // ---- cta_shared ------------------------------------------------------------------------------
