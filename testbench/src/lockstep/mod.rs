@@ -1109,9 +1109,6 @@ impl<'a> Checker<'a> {
         };
         let grant = self.schedulers[sm as usize].step(&inputs).grant;
         let issued = o.issue.map(|r| r.warp as usize);
-        if !checking || grant == issued {
-            return Ok(());
-        }
         let warp_list = |v: u64| {
             let l: Vec<String> = (0..warps)
                 .filter(|w| v >> w & 1 != 0)
@@ -1123,6 +1120,29 @@ impl<'a> Checker<'a> {
                 l.join(", ")
             }
         };
+        // The SM's contract with the scheduler (docs/microarch/scheduler.md): a warp that waits
+        // long (not launched, at a barrier, no instruction to issue) is never ready. Checked on
+        // every policy, so the signal is verified where the reference does not read it.
+        let all_warps = if warps >= 64 { u64::MAX } else { (1u64 << warps) - 1 };
+        let both = o.sched.ready & o.sched.long & all_warps;
+        if checking && both != 0 {
+            return Err(self.mismatch(
+                RecordKind::Issue,
+                Some(sm),
+                None,
+                None,
+                format!(
+                    "warp(s) {} both ready and waiting long: a warp that waits long (not launched, at a barrier, no instruction to issue) cannot be ready",
+                    warp_list(both)
+                ),
+                None,
+                Vec::new(),
+                vec!["docs/microarch/scheduler.md, \"Contract with the SM\"".into()],
+            ));
+        }
+        if !checking || grant == issued {
+            return Ok(());
+        }
         let name = |g: Option<usize>| g.map_or("none".to_string(), |w| format!("warp {w}"));
         Err(self.mismatch(
             RecordKind::Issue,
