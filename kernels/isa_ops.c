@@ -11,12 +11,14 @@
  * 34..37: a stored to scratch[gtid], then lb +3, lbu +1, lh +2, lhu +0
  * 38: sb b at +1, sh b at +2 over it, then lw
  * 39..44: beq bne blt bge bltu bgeu a, b taken (1) or not (0)
+ * 45: sw b and lw back through a base 2044 bytes above the word (offsets -2044: the S- and
+ *     I-type immediates' sign extension); 46: lh of its upper half at -2 from the next word
  *
  * Parameters: a_in, b_in, scratch (n words), out (n * ISA_OPS_WORDS words), n.
  */
 #include "warpforge.h"
 
-#define ISA_OPS_WORDS 45
+#define ISA_OPS_WORDS 47
 
 struct params {
     const uint32_t *a;
@@ -99,4 +101,12 @@ WF_KERNEL(p)
     BR("bge", 42);
     BR("bltu", 43);
     BR("bgeu", 44);
+    uint32_t t;
+    __asm__ volatile("addi %1, %2, 2044\n\tsw %3, -2044(%1)\n\tlw %0, -2044(%1)"
+                     : "=&r"(r), "=&r"(t)
+                     : "r"(sb), "r"(b)
+                     : "memory");
+    o[45] = r;
+    __asm__ volatile("addi %1, %2, 4\n\tlh %0, -2(%1)" : "=&r"(r), "=&r"(t) : "r"(sb) : "memory");
+    o[46] = r;
 }

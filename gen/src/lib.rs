@@ -5,6 +5,7 @@
 pub mod bench_rtl;
 pub mod cosim;
 pub mod cycles;
+pub mod formal_env;
 pub mod host;
 pub mod mutate;
 pub mod regress;

@@ -2,9 +2,8 @@
 //! design, made by yosys's own `mutate` command, each run against a kernel set in lock-step with
 //! the golden model, and classified: detected (a mismatch, a fault the model does not make, a
 //! wrong result), detected (a hang or a timeout), or survived. A survivor is then checked for
-//! equivalence with the original module (yosys `equiv_make`/`equiv_simple`/`equiv_induct`): an
-//! equivalent mutant changes nothing observable and is not counted; an unproven one is an
-//! escape. docs/verification.md describes the flow.
+//! equivalence (step 5): an equivalent mutant changes nothing observable and is not counted; an
+//! unproven one is an escape. docs/mutation.md describes the flow.
 //!
 //! The flow, all cached under `<cache>/mutate/<config>-<key>/` (key: the Verilog, yosys's
 //! version and [`FLOW_VERSION`]), so an interrupted run resumes where it stopped:
@@ -19,7 +18,9 @@
 //!    run's cycle count: a mutant's run is stopped at 4x it plus 10 000 cycles).
 //! 4. Each mutant runs the kernel set until a run fails; its verdict is stored as
 //!    `results/<kernel-set key>/m<i>.json`.
-//! 5. Each survivor's mutated module is compared with the original one.
+//! 5. Each survivor is checked for equivalence: dead in context (all mutations at once, then
+//!    alone), then the whole GPU with and without it inside a legal host ([`crate::formal_env`])
+//!    proven by ABC, then its module alone (docs/mutation.md, "Equivalence").
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,7 @@ use warpforge_testbench::lockstep::{top_verilog_file, CosimOptions};
 use warpforge_testbench::memory_model::MemorySettings;
 
 use crate::cosim::run_case;
+use crate::formal_env::{self, ENV_NAME};
 use crate::host::limits;
 use crate::regress::progress_bar;
 
@@ -242,6 +244,18 @@ fn yosys_version() -> Result<String> {
 /// Run a yosys script (`-q`, log to `log`); `Ok(true)` when it succeeded, `Ok(false)` when it
 /// failed or ran out of `timeout`.
 fn yosys(dir: &Path, script: &str, name: &str, timeout: Option<Duration>) -> Result<bool> {
+    Ok(yosys_run(dir, script, name, timeout)? == YosysEnd::Succeeded)
+}
+
+/// How a yosys run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum YosysEnd {
+    Succeeded,
+    Failed,
+    TimedOut,
+}
+
+fn yosys_run(dir: &Path, script: &str, name: &str, timeout: Option<Duration>) -> Result<YosysEnd> {
     let ys = dir.join(format!("{name}.ys"));
     std::fs::write(&ys, script).with_context(|| format!("writing {}", ys.display()))?;
     let log = dir.join(format!("{name}.log"));
@@ -260,12 +274,16 @@ fn yosys(dir: &Path, script: &str, name: &str, timeout: Option<Duration>) -> Res
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok(status.success());
+            return Ok(if status.success() {
+                YosysEnd::Succeeded
+            } else {
+                YosysEnd::Failed
+            });
         }
         if timeout.is_some_and(|t| start.elapsed() > t) {
             let _ = child.kill();
             let _ = child.wait();
-            return Ok(false);
+            return Ok(YosysEnd::TimedOut);
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -546,22 +564,59 @@ fn run_one(
 /// In a miter of two such designs the read data are shared inputs, so the proof holds for any
 /// memory contents; the ports are compared every cycle, so the two memories cannot drift apart
 /// unnoticed (docs/mutation.md, "Equivalence in context").
-const CUT_MEMORIES: &str = "expose -cut t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
+/// `expose` skips wires with private (`$`) names, which is what a memory's ports connect to
+/// after `flatten`: `autoname` names them first (`<memory>_RD_DATA`, …), else the read data
+/// would be left undriven and every memory would read 0 in the proof.
+const CUT_MEMORIES: &str =
+    "autoname t:$mem_v2 %x:+[RD_DATA,RD_ADDR,RD_EN,WR_ADDR,WR_DATA,WR_EN] t:$mem_v2 %d\n\
+     expose -cut t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
      expose t:$mem_v2 %x:+[RD_ADDR,RD_EN,WR_ADDR,WR_DATA,WR_EN] t:$mem_v2 %d\n\
      delete t:$mem_v2\nopt_clean\n";
 
+/// Changes whenever the in-context proof changes (its environment, its scripts): proofs made
+/// before are not reused.
+const FORMAL_VERSION: &str = "formal-4";
+
+/// The legal host around the GPU in the in-context proof ([`formal_env`]).
+const FORMAL_ENV_FILE: &str = "formal-env.v";
+
 /// Step 5a: the original GPU, flattened with its memories cut, as module `wf_gold`
-/// (`formal-gold.il`, made once per work directory).
+/// inside its legal host ([`formal_env`]; `formal-gold-<version>.il`, made once per work directory).
 fn formal_gold(dir: &Path) -> Result<PathBuf> {
     // Parallel survivors (threads or processes) need it at once: one makes it, the others wait.
     let _lock = lock_file(dir, "formal-gold")?;
-    let gold = dir.join("formal-gold.il");
+    let gold = dir.join(format!("formal-gold-{FORMAL_VERSION}.il"));
     if !gold.exists() {
+        let top_v = std::fs::read_to_string(dir.join(format!("{TOP_NAME}.v")))?;
+        let env = formal_env::env_verilog(&formal_env::top_ports(&top_v, TOP_NAME)?, TOP_NAME)?;
+        write_atomically(&dir.join(FORMAL_ENV_FILE), env.as_bytes())?;
         let script = format!(
-            "read_rtlil design.il\nhierarchy -top {TOP_NAME}\nflatten\nopt_clean\n{CUT_MEMORIES}\
-             rename {TOP_NAME} wf_gold\nwrite_rtlil formal-gold.il.tmp\n"
+            "read_rtlil design.il\nread_verilog {FORMAL_ENV_FILE}\nhierarchy -top {ENV_NAME}\nproc\nflatten\n\
+             opt_clean\ntee -q -o formal-mems.txt select -list t:$mem_v2\n{CUT_MEMORIES}\
+             rename {ENV_NAME} wf_gold\nwrite_rtlil formal-gold.il.tmp\n"
         );
         yosys_or_fail(dir, &script, "formal-gold")?;
+        // Every memory's read data must have become a free input: a read port left undriven
+        // would read 0 and make the proof claim equivalence for a GPU that runs no program.
+        let memories = std::fs::read_to_string(dir.join("formal-mems.txt"))?
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count();
+        let il = std::fs::read_to_string(dir.join("formal-gold.il.tmp"))?;
+        let read_inputs = il
+            .lines()
+            .filter(|l| {
+                l.trim_start().starts_with("wire ")
+                    && l.contains(" input ")
+                    && l.ends_with("_RD_DATA.i")
+            })
+            .count();
+        if read_inputs != memories {
+            bail!(
+                "the in-context proof's memory cut made {read_inputs} read-data inputs for {memories} memories ({}/formal-gold.log): the proof would not hold for every memory content",
+                dir.display()
+            );
+        }
         std::fs::rename(dir.join("formal-gold.il.tmp"), &gold)?;
     }
     Ok(gold)
@@ -580,23 +635,44 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
     std::fs::create_dir_all(&fdir)?;
     let name = format!("m{}", m.id);
     let script = format!(
-        "read_rtlil ../design.il\nmutate {args}\nhierarchy -top {TOP_NAME}\nflatten\nopt_clean\n\
-         {CUT_MEMORIES}rename {TOP_NAME} wf_gate\ndesign -stash gate\n\
-         read_rtlil ../formal-gold.il\ndesign -copy-from gate -as wf_gate wf_gate\n\
+        "read_rtlil ../design.il\nmutate {args}\nread_verilog ../{FORMAL_ENV_FILE}\n\
+         hierarchy -top {ENV_NAME}\nproc\nflatten\nopt_clean\n\
+         {CUT_MEMORIES}rename {ENV_NAME} wf_gate\ndesign -stash gate\n\
+         read_rtlil ../formal-gold-{FORMAL_VERSION}.il\ndesign -copy-from gate -as wf_gate wf_gate\n\
          miter -equiv -flatten wf_gold wf_gate wf_miter\nhierarchy -top wf_miter\n\
          opt -fast\nopt -fine -purge\nwreduce\nopt -fine -purge\n\
          dffunmap\ntechmap\nopt -fast -purge -nodffe -nosdff\naigmap\nopt_clean -purge\n\
          setundef -zero\nwrite_aiger -zinit {name}.aig\n",
         args = m.args
     );
-    if !yosys(&fdir, &script, &name, Some(plan.equiv_timeout))? {
-        return Ok((
-            None,
-            format!(
-                "in-context miter not built within {} s",
-                plan.equiv_timeout.as_secs()
-            ),
-        ));
+    match yosys_run(&fdir, &script, &name, Some(plan.equiv_timeout))? {
+        YosysEnd::Succeeded => {}
+        YosysEnd::TimedOut => {
+            return Ok((
+                None,
+                format!(
+                    "in-context miter not built within {} s",
+                    plan.equiv_timeout.as_secs()
+                ),
+            ))
+        }
+        // Undecided, with the reason in the verdict (the mutant stays an escape and the
+        // table says why), rather than stopping a run of hundreds of mutants.
+        YosysEnd::Failed => {
+            let log = std::fs::read_to_string(fdir.join(format!("{name}.log"))).unwrap_or_default();
+            let error = log
+                .lines()
+                .find(|l| l.starts_with("ERROR"))
+                .unwrap_or("no ERROR line")
+                .to_string();
+            return Ok((
+                None,
+                format!(
+                    "in-context miter could not be built ({error}; {}/{name}.log)",
+                    fdir.display()
+                ),
+            ));
+        }
     }
     let left = plan
         .equiv_timeout
@@ -605,7 +681,13 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
     let out = run_with_timeout(
         Command::new("yosys-abc")
             .arg("-c")
-            .arg(format!("read_aiger {name}.aig; dprove"))
+            // dprove ends with property-directed reachability (IC3), which finds the invariants
+            // that signal correspondence misses (a tag below the tag count, a CTA slot's
+            // range); it gets the time left, not ABC's default minute.
+            .arg(format!(
+                "read_aiger {name}.aig; dprove -T {}",
+                left.as_secs().saturating_sub(5).max(5)
+            ))
             .current_dir(&fdir),
         &fdir.join(format!("{name}.abc.log")),
         left,
@@ -664,7 +746,9 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
     // The answer depends on the design and the mutation, not on the kernel set: kept per
     // mutation, so another kernel set (or `--only`) does not prove it again. A failed proof
     // is reused only under a time limit no longer than the one it had.
-    let cache = dir.join("equivalence").join(format!("m{}.json", m.id));
+    let cache = dir
+        .join(format!("equivalence-{FORMAL_VERSION}"))
+        .join(format!("m{}.json", m.id));
     let limit = plan.equiv_timeout.as_secs();
     if let Some((args, secs, equivalent, why)) = std::fs::read(&cache)
         .ok()
@@ -675,7 +759,7 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
         }
     }
     let (equivalent, why) = prove_equivalence(plan, dir, m)?;
-    std::fs::create_dir_all(dir.join("equivalence"))?;
+    std::fs::create_dir_all(dir.join(format!("equivalence-{FORMAL_VERSION}")))?;
     write_atomically(
         &cache,
         &serde_json::to_vec(&(&m.args, limit, equivalent, &why))?,

@@ -984,7 +984,7 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 // ---- isa_ops ---------------------------------------------------------------------------------
 
 /// Words per thread of `isa_ops`'s `out` (`ISA_OPS_WORDS` in isa_ops.c).
-pub const ISA_OPS_WORDS: u32 = 45;
+pub const ISA_OPS_WORDS: u32 = 47;
 
 /// Operands every `isa_ops` case pairs with each other (thread `g < 100` takes
 /// `(ISA_EDGES[g % 10], ISA_EDGES[g / 10])`).
@@ -1063,6 +1063,8 @@ pub fn isa_ops_ref(a: u32, b: u32) -> [u32; ISA_OPS_WORDS as usize] {
         u32::from(sa >= sb),
         u32::from(a < b),
         u32::from(a >= b),
+        b,
+        (b >> 16) as u16 as i16 as i32 as u32,
     ]
 }
 
@@ -1100,11 +1102,8 @@ fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 .flat_map(|(&x, &y)| isa_ops_ref(x, y))
                 .collect();
             let scratch: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
-            let scratch_after: Vec<u32> = a
-                .iter()
-                .zip(&b)
-                .map(|(&x, &y)| x & 0xff | (y & 0xff) << 8 | (y & 0xffff) << 16)
-                .collect();
+            // Word 45 stores b last.
+            let scratch_after: Vec<u32> = b.clone();
             Case {
                 kernel: "isa_ops",
                 label: label_1d(grid, block, n),

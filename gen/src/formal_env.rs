@@ -1,0 +1,237 @@
+//! The legal host around the GPU in `mutate`'s in-context equivalence proof
+//! (docs/mutation.md, "Equivalence in context").
+//!
+//! A miter of the bare top level lets its inputs do what no host does (a memory response with no
+//! read outstanding, a program written into instruction memory while a kernel runs) and compares
+//! output bits nobody reads (a trace record's fields while its `valid` is low). Both make the proof
+//! call a mutant *not equivalent* for a difference no user and no test can ever see. `wf_env` is
+//! a wrapper with the same ports as the top level that
+//!
+//! * drives the GPU's inputs only the way the host and the memory of docs/microarch/sm.md and
+//!   docs/microarch/load_store_unit.md do: reset in the first cycle (power-on), a program loaded
+//!   and a kernel started only while no kernel runs (after `done`; after a fault, only after a
+//!   reset), and a memory response only for a read accepted in an earlier cycle and not yet
+//!   answered (per SM, in order, as the memory model makes them);
+//! * shows each output group's fields only while the group's `valid` is high (zero otherwise), as
+//!   the lock-step checker reads them; every other output (`busy`, `done`, the `valid`s, the
+//!   scheduler's `tr_ready`/`tr_launch`/`tr_long`, `cycle_count`, the counters) is compared
+//!   every cycle.
+//!
+//! The environment depends on the wrapped GPU's own outputs (`done`, the memory requests); in a
+//! miter of two wrappers these are equal until the first cycle the two GPUs' outputs differ, which
+//! the miter reports, so the proof still covers every legal host.
+
+use anyhow::{anyhow, bail, Result};
+
+/// A port of the top-level module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Port {
+    pub name: String,
+    pub input: bool,
+    pub width: u32,
+}
+
+/// The name of the wrapper module.
+pub const ENV_NAME: &str = "wf_env";
+
+/// Output groups whose fields are read only while the group's valid is high: (field prefix,
+/// valid port). The SM suffix (`$s`) of a field is that of its valid.
+const QUALIFIED: &[(&str, &str)] = &[
+    ("tr_issue_", "tr_issue_valid"),
+    ("tr_wb_", "tr_wb_valid"),
+    ("tr_st_", "tr_st_valid"),
+    ("tr_cta_", "tr_cta_valid"),
+    ("mem_req_", "mem_req_valid"),
+    ("fault_", "fault"),
+];
+
+/// The ports of module `top` in rust-hdl's Verilog (its `input wire [N:0] name;` declarations).
+pub fn top_ports(verilog: &str, top: &str) -> Result<Vec<Port>> {
+    let header = format!("module {top}(");
+    let start = verilog
+        .find(&header)
+        .ok_or_else(|| anyhow!("no `module {top}(` in the generated Verilog"))?;
+    let body = &verilog[start..];
+    let end = body.find("endmodule").unwrap_or(body.len());
+    let mut ports = Vec::new();
+    for line in body[..end].lines().skip(1) {
+        let t = line.trim();
+        let input = t.starts_with("input ");
+        if !input && !t.starts_with("output ") {
+            if ports.is_empty() {
+                continue;
+            }
+            break;
+        }
+        let decl = t.trim_end_matches(';');
+        let words: Vec<&str> = decl.split_whitespace().collect();
+        let name = *words
+            .last()
+            .ok_or_else(|| anyhow!("empty port declaration in `{top}`"))?;
+        let width = match words.iter().find(|w| w.starts_with('[')) {
+            Some(range) => {
+                let msb: u32 = range
+                    .trim_start_matches('[')
+                    .split(':')
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| anyhow!("cannot read the range of port `{name}`: `{t}`"))?;
+                msb + 1
+            }
+            None => 1,
+        };
+        ports.push(Port {
+            name: name.to_string(),
+            input,
+            width,
+        });
+    }
+    if ports.is_empty() {
+        bail!("module `{top}` declares no ports");
+    }
+    Ok(ports)
+}
+
+/// The SM suffix of a port name (`$0` in `mem_req_valid$0`), or "".
+fn sm_suffix(name: &str) -> &str {
+    name.rfind('$').map_or("", |i| &name[i..])
+}
+
+fn range(width: u32) -> String {
+    if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    }
+}
+
+/// The Verilog of `wf_env`, wrapping module `top` with these ports.
+pub fn env_verilog(ports: &[Port], top: &str) -> Result<String> {
+    let has = |n: &str| ports.iter().any(|p| p.name == n);
+    for needed in ["clock", "reset", "start", "done", "imem_we"] {
+        if !has(needed) {
+            bail!("the top level has no `{needed}` port: the proof's host environment (gen/src/formal_env.rs) needs it");
+        }
+    }
+    let mut v = String::new();
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    v += &format!("module {ENV_NAME}({});\n", names.join(","));
+    for p in ports {
+        let dir = if p.input { "input" } else { "output" };
+        v += &format!("    {dir} wire {}{};\n", range(p.width), p.name);
+    }
+    for p in ports {
+        v += &format!("    wire {}dut_{};\n", range(p.width), p.name);
+    }
+    let conns: Vec<String> = ports
+        .iter()
+        .map(|p| format!(".{}(dut_{})", p.name, p.name))
+        .collect();
+    v += &format!("    {top} dut({});\n", conns.join(", "));
+    v += "    // Power-on: reset in the first cycle, as every host does before anything else.\n";
+    v += "    reg wf_por = 1'b0;\n    always @(posedge clock) wf_por <= 1'b1;\n";
+    v += "    // A kernel is launched and not done: no program load, no second start.\n";
+    v += "    reg wf_started = 1'b0;\n";
+    v += "    always @(posedge clock)\n        if (dut_reset) wf_started <= 1'b0;\n        else if (dut_start) wf_started <= 1'b1;\n        else if (dut_done) wf_started <= 1'b0;\n";
+    for p in ports.iter().filter(|p| p.input) {
+        let n = &p.name;
+        let drive = match n.as_str() {
+            "reset" => "reset | !wf_por".to_string(),
+            "start" => "start & !wf_started".to_string(),
+            "imem_we" => "imem_we & !wf_started".to_string(),
+            _ if n.starts_with("mem_resp_valid") => {
+                let s = sm_suffix(n);
+                for needed in ["mem_req_valid", "mem_req_ready", "mem_req_write"] {
+                    if !has(&format!("{needed}{s}")) {
+                        bail!("the top level has `{n}` but no `{needed}{s}`");
+                    }
+                }
+                v += &format!(
+                    "    // Reads of SM{s} accepted and not yet answered: a response only for one of them.\n    \
+                     reg [15:0] wf_reads{s} = 16'd0;\n    \
+                     always @(posedge clock)\n        if (dut_reset) wf_reads{s} <= 16'd0;\n        \
+                     else wf_reads{s} <= wf_reads{s} + (dut_mem_req_valid{s} & mem_req_ready{s} & !dut_mem_req_write{s}) - dut_{n};\n"
+                );
+                format!("{n} & (wf_reads{s} != 16'd0)")
+            }
+            _ => n.clone(),
+        };
+        v += &format!("    assign dut_{n} = {drive};\n");
+    }
+    for p in ports.iter().filter(|p| !p.input) {
+        let n = &p.name;
+        let s = sm_suffix(n);
+        let valid = QUALIFIED.iter().find_map(|(prefix, valid)| {
+            let own = format!("{valid}{s}");
+            (n.starts_with(prefix) && *n != own && has(&own)).then_some(own)
+        });
+        let value = match valid {
+            Some(valid) => format!("dut_{valid} ? dut_{n} : {}'d0", p.width),
+            None => format!("dut_{n}"),
+        };
+        v += &format!("    assign {n} = {value};\n");
+    }
+    v += "endmodule\n";
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOP: &str = "module t(clock,reset,start,done,imem_we,mem_req_valid$0,mem_req_ready$0,\
+        mem_req_write$0,mem_req_addr$0,mem_resp_valid$0,fault,fault_pc,busy);\n    \n    \
+        // Module arguments\n    input wire  clock;\n    input wire  reset;\n    input wire  start;\n    \
+        output reg  done;\n    input wire  imem_we;\n    output reg  mem_req_valid$0;\n    \
+        input wire  mem_req_ready$0;\n    output reg  mem_req_write$0;\n    \
+        output reg  [31:0] mem_req_addr$0;\n    input wire  mem_resp_valid$0;\n    \
+        output reg  fault;\n    output reg  [31:0] fault_pc;\n    output wire  busy;\n    \n    \
+        // Update code\nendmodule\n";
+
+    #[test]
+    fn reads_the_ports() {
+        let p = top_ports(TOP, "t").unwrap();
+        assert_eq!(p.len(), 13);
+        assert_eq!(
+            p[8],
+            Port {
+                name: "mem_req_addr$0".into(),
+                input: false,
+                width: 32
+            }
+        );
+        assert!(p[0].input && p[0].width == 1 && p[0].name == "clock");
+        assert!(top_ports(TOP, "other").is_err());
+    }
+
+    #[test]
+    fn qualifies_fields_and_constrains_the_host() {
+        let v = env_verilog(&top_ports(TOP, "t").unwrap(), "t").unwrap();
+        // Fields under their valid; valids, busy and done unqualified.
+        assert!(
+            v.contains("assign mem_req_addr$0 = dut_mem_req_valid$0 ? dut_mem_req_addr$0 : 32'd0;")
+        );
+        assert!(v.contains(
+            "assign mem_req_write$0 = dut_mem_req_valid$0 ? dut_mem_req_write$0 : 1'd0;"
+        ));
+        assert!(v.contains("assign fault_pc = dut_fault ? dut_fault_pc : 32'd0;"));
+        assert!(v.contains("assign mem_req_valid$0 = dut_mem_req_valid$0;"));
+        assert!(v.contains("assign fault = dut_fault;"));
+        assert!(v.contains("assign busy = dut_busy;"));
+        // The host's rules.
+        assert!(v.contains("assign dut_reset = reset | !wf_por;"));
+        assert!(v.contains("assign dut_imem_we = imem_we & !wf_started;"));
+        assert!(
+            v.contains("assign dut_mem_resp_valid$0 = mem_resp_valid$0 & (wf_reads$0 != 16'd0);")
+        );
+        assert!(v.contains("assign dut_mem_req_ready$0 = mem_req_ready$0;"));
+        // A top level without the ports the rules need is refused, naming the port.
+        let no_done: Vec<Port> = top_ports(TOP, "t")
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.name != "done")
+            .collect();
+        let e = env_verilog(&no_done, "t").unwrap_err().to_string();
+        assert!(e.contains("`done`"), "{e}");
+    }
+}
