@@ -1483,36 +1483,48 @@ fn barrier_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 
 // ---- fault_* ---------------------------------------------------------------------------------
 
-/// The cases of a `fault_*` kernel: one per `(which, expected fault)`, all of shape grid 2 and
+/// The cases of a `fault_*` kernel: two per `(which, expected fault)`, all of shape grid 2 and
 /// block = a full SM less one thread (a partial last warp). CTA 0 fills SM 0, so CTA 1 runs
-/// on SM 1 when there are two SMs (else on SM 0 once CTA 0 is done), on warp slots from 0;
-/// its thread `lanes + 2` — warp slot 1, lane 2 — is the victim. `fault` gets the victim's
-/// global thread index and returns the fault it must raise (SM and warp filled in here).
+/// on SM 1 when there are two SMs (else on SM 0 once CTA 0 is done), on warp slots from 0.
+/// The victim is thread `lanes + 2` of CTA 1 (warp slot 1, lane 2; SM 1 when there are two)
+/// in the first case and the last lane of warp slot `W - 2` of CTA 0 (SM 0) in the second, so
+/// the fault record's SM, warp and lane each take two values. `fault` gets the victim's
+/// global thread index and lane and returns the fault it must raise (SM and warp filled in
+/// here).
 fn fault_cases(
     kernel: &'static str,
     limits: &Limits,
     seed: u64,
-    faults: &[(&str, &dyn Fn(u32) -> ExpectedFault)],
+    faults: &[(&str, &dyn Fn(u32, u32) -> ExpectedFault)],
 ) -> Vec<Case> {
     if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
         return Vec::new();
     }
     let block = partial(limits, limits.max_block);
     let grid = 2;
-    let (vcta, vtid) = (1, limits.lanes + 2);
-    let victim = vcta * block + vtid;
-    faults
-        .iter()
-        .enumerate()
-        .map(|(which, (what, fault))| {
-            let mut rng = rng_for(seed, kernel, which);
+    let slots = block.div_ceil(limits.lanes);
+    // (CTA, thread in it, SM, label suffix, seed offset)
+    let victims = [
+        (1, limits.lanes + 2, u32::from(limits.sms >= 2), "", 0),
+        (
+            0,
+            (slots - 2) * limits.lanes + limits.lanes - 1,
+            0,
+            " victim=cta0",
+            32,
+        ),
+    ];
+    let mut cases = Vec::new();
+    for (vcta, vtid, sm, suffix, salt) in victims {
+        for (which, (what, fault)) in faults.iter().enumerate() {
+            let mut rng = rng_for(seed, kernel, which + salt);
             let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
-            let mut f = fault(victim);
-            f.sm = u32::from(limits.sms >= 2);
-            f.warp = 1;
-            Case {
+            let mut f = fault(vcta * block + vtid, vtid % limits.lanes);
+            f.sm = sm;
+            f.warp = vtid / limits.lanes;
+            cases.push(Case {
                 kernel,
-                label: format!("{what} grid={grid} block={block}"),
+                label: format!("{what} grid={grid} block={block}{suffix}"),
                 grid,
                 block,
                 buffers: vec![inout("out", &init, &init)],
@@ -1523,9 +1535,10 @@ fn fault_cases(
                     Param::Word(vtid),
                 ],
                 expected_fault: Some(f),
-            }
-        })
-        .collect()
+            });
+        }
+    }
+    cases
 }
 
 /// An expected fault at the start of function `pc` (SM and warp are set by [`fault_cases`]).
@@ -1546,14 +1559,14 @@ fn fault_sys_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         limits,
         seed,
         &[
-            ("slli-imm5", &|_| {
+            ("slli-imm5", &|_, _| {
                 fault_at("illegal-instruction", "wf_fault_slli32")
             }),
-            ("simt-funct3", &|_| {
+            ("simt-funct3", &|_, _| {
                 fault_at("illegal-instruction", "wf_fault_simt3")
             }),
-            ("ecall", &|_| fault_at("ecall", "wf_fault_ecall")),
-            ("ebreak", &|_| fault_at("breakpoint", "wf_fault_ebreak")),
+            ("ecall", &|_, _| fault_at("ecall", "wf_fault_ecall")),
+            ("ebreak", &|_, _| fault_at("breakpoint", "wf_fault_ebreak")),
         ],
     )
 }
@@ -1564,19 +1577,19 @@ fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         limits,
         seed,
         &[
-            ("csrrw-x0", &|_| {
+            ("csrrw-x0", &|_, _| {
                 fault_at("illegal-instruction", "wf_fault_csrrw")
             }),
-            ("csrrs-rs1", &|_| {
+            ("csrrs-rs1", &|_, _| {
                 fault_at("illegal-instruction", "wf_fault_csrrs")
             }),
-            ("csrrci-uimm", &|_| {
+            ("csrrci-uimm", &|_, _| {
                 fault_at("illegal-instruction", "wf_fault_csrrci")
             }),
-            ("csr-0xcce", &|_| {
+            ("csr-0xcce", &|_, _| {
                 fault_at("illegal-instruction", "wf_fault_csr_cce")
             }),
-            ("csr-0xc01", &|_| {
+            ("csr-0xc01", &|_, _| {
                 fault_at("illegal-instruction", "wf_fault_csr_c01")
             }),
         ],
@@ -1584,9 +1597,8 @@ fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 }
 
 fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    let lane = Some(2);
-    let at = move |cause, pc, addr| ExpectedFault {
-        lane,
+    let at = |cause, pc, addr, lane| ExpectedFault {
+        lane: Some(lane),
         addr: Some(addr),
         ..fault_at(cause, pc)
     };
@@ -1595,35 +1607,44 @@ fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         limits,
         seed,
         &[
-            ("lw-misaligned", &|v| {
+            ("lw-misaligned", &|v, lane| {
                 at(
                     "misaligned-load",
                     "wf_fault_lw",
                     FaultAddr::Buffer(0, 4 * v + 2),
+                    lane,
                 )
             }),
-            ("sh-misaligned", &|v| {
+            ("sh-misaligned", &|v, lane| {
                 at(
                     "misaligned-store",
                     "wf_fault_sh",
                     FaultAddr::Buffer(0, 4 * v + 1),
+                    lane,
                 )
             }),
-            ("lw-imem", &|_| {
-                at("out-of-range-load", "wf_fault_lw", FaultAddr::Abs(0x100))
+            ("lw-imem", &|_, lane| {
+                at(
+                    "out-of-range-load",
+                    "wf_fault_lw",
+                    FaultAddr::Abs(0x100),
+                    lane,
+                )
             }),
-            ("sw-past-shared", &|_| {
+            ("sw-past-shared", &|_, lane| {
                 at(
                     "out-of-range-store",
                     "wf_fault_sw",
                     FaultAddr::Abs(0x1000_0040),
+                    lane,
                 )
             }),
-            ("lbu-below-global", &|_| {
+            ("lbu-below-global", &|_, lane| {
                 at(
                     "out-of-range-load",
                     "wf_fault_lbu",
                     FaultAddr::Abs(0x7fff_ffff),
+                    lane,
                 )
             }),
         ],
@@ -1636,33 +1657,34 @@ fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         limits,
         seed,
         &[
-            ("jal-misaligned", &|_| ExpectedFault {
+            ("jal-misaligned", &|_, _| ExpectedFault {
                 addr: Some(FaultAddr::Function("wf_fault_jal", 6)),
                 ..fault_at("misaligned-fetch", "wf_fault_jal")
             }),
-            ("jalr-misaligned", &|_| ExpectedFault {
-                lane: Some(2),
+            ("jalr-misaligned", &|_, lane| ExpectedFault {
+                lane: Some(lane),
                 addr: Some(FaultAddr::Function("wf_fault_jalr", 2)),
                 ..fault_at("misaligned-fetch", "wf_fault_jalr")
             }),
-            ("fetch-out-of-range", &|_| ExpectedFault {
+            ("fetch-out-of-range", &|_, _| ExpectedFault {
                 pc: FaultAddr::Abs(0x0100_0000),
                 addr: Some(FaultAddr::Abs(0x0100_0000)),
                 ..fault_at("out-of-range-fetch", "wf_fault_jalr")
             }),
-            // The `ret` of wf_fault_divret: 9 instructions in (two `la`s are 2 each).
-            ("ret-divergent", &|_| ExpectedFault {
+            // The `ret` of wf_fault_divret: 9 instructions in (two `la`s are 2 each); lane 2 is
+            // the lowest whose target differs, whoever the victim is.
+            ("ret-divergent", &|_, _| ExpectedFault {
                 pc: FaultAddr::Function("wf_fault_divret", 0x24),
                 lane: Some(2),
                 ..fault_at("divergent-jump", "wf_fault_divret")
             }),
             // The `bnez` 3 instructions into wf_fault_unrec (reached at +4).
-            ("branch-unanalysed", &|_| ExpectedFault {
+            ("branch-unanalysed", &|_, _| ExpectedFault {
                 pc: FaultAddr::Function("wf_fault_unrec", 12),
                 ..fault_at("unknown-reconvergence", "wf_fault_unrec")
             }),
             // A jal 1 MiB back from near 0: the target wraps (bits 20-31 set).
-            ("jal-back-out-of-range", &|_| {
+            ("jal-back-out-of-range", &|_, _| {
                 let at = FaultAddr::Function("wf_fault_jalback", 0u32.wrapping_sub(0x10_0000));
                 ExpectedFault {
                     pc: at,
