@@ -642,7 +642,7 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
          miter -equiv -flatten wf_gold wf_gate wf_miter\nhierarchy -top wf_miter\n\
          opt -fast\nopt -fine -purge\nwreduce\nopt -fine -purge\n\
          dffunmap\ntechmap\nopt -fast -purge -nodffe -nosdff\naigmap\nopt_clean -purge\n\
-         setundef -zero\nwrite_aiger -zinit {name}.aig\n",
+         setundef -zero\nwrite_aiger -zinit -map {name}.map {name}.aig\n",
         args = m.args
     );
     match yosys_run(&fdir, &script, &name, Some(plan.equiv_timeout))? {
@@ -685,7 +685,7 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
             // that signal correspondence misses (a tag below the tag count, a CTA slot's
             // range); it gets the time left, not ABC's default minute.
             .arg(format!(
-                "read_aiger {name}.aig; dprove -T {}",
+                "read_aiger {name}.aig; dprove -T {}; write_cex -n {name}.cex",
                 left.as_secs().saturating_sub(5).max(5)
             ))
             .current_dir(&fdir),
@@ -694,15 +694,30 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
     )?;
     let _ = std::fs::remove_file(fdir.join(format!("{name}.aig")));
     let secs = t.elapsed().as_secs_f64();
+    let differs = !out.contains("Networks are equivalent")
+        && (out.contains("are not equivalent") || out.contains("was asserted"));
+    let mut trace_note = String::new();
+    if differs {
+        let map = std::fs::read_to_string(fdir.join(format!("{name}.map"))).unwrap_or_default();
+        let cex = std::fs::read_to_string(fdir.join(format!("{name}.cex"))).unwrap_or_default();
+        if let Some(text) = decode_counterexample(&map, &cex) {
+            let trace = fdir.join(format!("{name}.trace.txt"));
+            std::fs::write(&trace, text)?;
+            trace_note = format!("; its inputs: {}", trace.display());
+        }
+    }
+    for ext in ["map", "cex"] {
+        let _ = std::fs::remove_file(fdir.join(format!("{name}.{ext}")));
+    }
     Ok(if out.contains("Networks are equivalent") {
         (
             Some(true),
             format!("equivalent in context: the whole GPU with and without it, proven by ABC dprove ({secs:.0} s)"),
         )
-    } else if out.contains("are not equivalent") || out.contains("was asserted") {
+    } else if differs {
         (
             Some(false),
-            format!("in context, ABC dprove finds an input sequence that tells them apart ({secs:.0} s)"),
+            format!("in context, ABC dprove finds an input sequence that tells them apart ({secs:.0} s{trace_note})"),
         )
     } else {
         (
@@ -710,6 +725,61 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
             format!("in context, ABC dprove undecided ({secs:.0} s)"),
         )
     })
+}
+
+/// ABC's counter-example (`write_cex -n`: `pi<i>@<frame>=<bit>` lines) as the top-level input
+/// values of each frame, named with yosys's AIGER map (`input <i> <bit> <name>` lines): one
+/// line per frame listing the inputs that are not 0. `None` when there is no counter-example.
+fn decode_counterexample(map: &str, cex: &str) -> Option<String> {
+    let mut names: std::collections::HashMap<usize, (u32, &str)> = Default::default();
+    for line in map.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let ["input", index, bit, name] = w[..] {
+            if let (Ok(i), Ok(b)) = (index.parse(), bit.parse()) {
+                names.insert(i, (b, name));
+            }
+        }
+    }
+    let mut frames: std::collections::BTreeMap<usize, std::collections::BTreeMap<&str, u128>> =
+        Default::default();
+    let mut length = 0;
+    for line in cex.lines() {
+        let Some(rest) = line.strip_prefix("pi") else {
+            continue;
+        };
+        let Some((index, rest)) = rest.split_once('@') else {
+            continue;
+        };
+        let Some((frame, value)) = rest.split_once('=') else {
+            continue;
+        };
+        let (Ok(i), Ok(f)) = (index.parse::<usize>(), frame.parse::<usize>()) else {
+            continue;
+        };
+        length = length.max(f + 1);
+        let entry = frames.entry(f).or_default();
+        if let Some(&(bit, name)) = names.get(&i) {
+            let v = entry.entry(name).or_insert(0);
+            if value.trim() == "1" && bit < 128 {
+                *v |= 1 << bit;
+            }
+        }
+    }
+    if length == 0 {
+        return None;
+    }
+    let mut text = format!(
+        "# counter-example: {length} frames from power-on; per frame the top-level inputs that are not 0\n"
+    );
+    for (f, inputs) in &frames {
+        let set: Vec<String> = inputs
+            .iter()
+            .filter(|(_, &v)| v != 0)
+            .map(|(n, v)| format!("{}={v:#x}", n.trim_start_matches("in_")))
+            .collect();
+        text += &format!("frame {f}: {}\n", set.join(" "));
+    }
+    Some(text)
 }
 
 /// Run a command with a time limit, its stdout and stderr into `log`; what it wrote (empty
@@ -1191,6 +1261,22 @@ pub fn write_json(s: &Summary, path: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_counterexample_names_its_inputs() {
+        let map = "input 0 0 in_clock\ninput 1 0 in_start\ninput 2 0 in_launch_ntid\ninput 3 1 in_launch_ntid\nlatch 0 0 x\n";
+        let cex =
+            "# FALSIFYING OUTPUTS: po0\nlo00000@0=0\npi000@0=0\npi001@0=0\npi002@0=0\npi003@0=0\n\
+                   pi000@1=1\npi001@1=1\npi002@1=1\npi003@1=1\n";
+        let text = decode_counterexample(map, cex).unwrap();
+        assert!(text.contains("2 frames"), "{text}");
+        assert!(text.contains("frame 0: \n"), "{text}");
+        assert!(
+            text.contains("frame 1: clock=0x1 launch_ntid=0x3 start=0x1"),
+            "{text}"
+        );
+        assert_eq!(decode_counterexample(map, ""), None);
+    }
 
     #[test]
     fn a_list_line_parses() {
