@@ -1483,6 +1483,10 @@ fn barrier_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 
 // ---- fault_* ---------------------------------------------------------------------------------
 
+/// The fault a victim (global thread index, lane) must raise; SM and warp are filled in by
+/// [`fault_cases`].
+type FaultOfVictim<'a> = &'a dyn Fn(u32, u32) -> ExpectedFault;
+
 /// The cases of a `fault_*` kernel: two per `(which, expected fault)`, all of shape grid 2 and
 /// block = a full SM less one thread (a partial last warp). CTA 0 fills SM 0, so CTA 1 runs
 /// on SM 1 when there are two SMs (else on SM 0 once CTA 0 is done), on warp slots from 0.
@@ -1495,7 +1499,7 @@ fn fault_cases(
     kernel: &'static str,
     limits: &Limits,
     seed: u64,
-    faults: &[(&str, &dyn Fn(u32, u32) -> ExpectedFault)],
+    faults: &[(&str, FaultOfVictim)],
 ) -> Vec<Case> {
     if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
         return Vec::new();
