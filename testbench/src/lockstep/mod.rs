@@ -26,11 +26,12 @@
 //!   not be the model's.)
 //! * **writeback** (`tr_wb_*`) and **store** (`tr_st_*`) records complete the instruction that
 //!   holds their tag: `rd`, mask and every masked lane's value; store size, mask, and every
-//!   lane's address and data. (They are checked before the issue records of the same cycle, so
-//!   a tag freed and reallocated in one cycle is fine.)
+//!   lane's address and data; every lane outside the mask (and beyond `lanes`) must read 0, as
+//!   each unit's contract says. (They are checked before the issue records of the same cycle,
+//!   so a tag freed and reallocated in one cycle is fine.)
 //! * **scheduler** (`tr_ready`, `tr_launch`, `tr_long`, every cycle): the reference warp
 //!   scheduler ([`warpforge_sim::scheduler`]) steps with them and must grant the warp of the
-//!   issue record (none without one).
+//!   issue record (none without one); a warp waiting long is never ready (every policy).
 //! * **scoreboard**, at each issue: no pending write (issued, writeback record not yet seen) of
 //!   the warp to a register the instruction reads or writes, and fewer than
 //!   `scoreboard_entries` pending writes when it has a destination.
@@ -877,9 +878,12 @@ fn lane_diffs(
         }
     }
     // The trace ports are 32 lanes wide whatever the configuration: the lanes it does not
-    // have must read 0, so that a fault driving them is seen (not left unobserved).
-    for (l, &a) in act.iter().enumerate().skip(lanes) {
-        if a != 0 {
+    // have must read 0, and so must the lanes outside the record's mask (every unit gives 0
+    // for an inactive lane, docs/microarch/execution_units.md and load_store_unit.md), so
+    // that a fault driving them is seen (not left unobserved).
+    for (l, &a) in act.iter().enumerate() {
+        let inactive = l >= lanes || act_mask >> l & 1 == 0;
+        if inactive && exp_mask >> l & 1 == 0 && a != 0 {
             out.push(FieldDiff::new(
                 field,
                 Some(l as u32),

@@ -36,6 +36,17 @@ pub struct IssueRec {
     pub tag: u32,
 }
 
+/// The lanes of `mask`, the others 0: what the RTL's trace ports carry (every unit gives 0 for
+/// an inactive lane).
+fn active_only(mut v: [u32; 32], mask: u32) -> [u32; 32] {
+    for (l, x) in v.iter_mut().enumerate() {
+        if mask >> l & 1 == 0 {
+            *x = 0;
+        }
+    }
+    v
+}
+
 /// Writeback record (`tr_wb_*`); `data[l]` for lane `l`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WbRec {
@@ -250,7 +261,7 @@ pub fn ideal_script(
                         tag,
                         rd,
                         mask: c.mask,
-                        data: c.values,
+                        data: active_only(c.values, c.mask),
                     });
                 }
                 if let Some(st) = &c.store {
@@ -261,8 +272,8 @@ pub fn ideal_script(
                         tag,
                         size,
                         mask: st.mask,
-                        addr: st.addr,
-                        data: st.data,
+                        addr: active_only(st.addr, st.mask),
+                        data: active_only(st.data, st.mask),
                     });
                     // Global stores go to the memory port, lane by lane; shared ones stay in
                     // the SM.
