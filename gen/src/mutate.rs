@@ -956,10 +956,26 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
         }
     }
     runs.append(&mut more);
-    // The results directory is keyed on the run set, so another set starts afresh.
+    // The results directory is keyed on the run set and on this program (the checker, the
+    // model and the kernels' code are all in it), so another set or another build starts
+    // afresh instead of reusing verdicts the current checker did not give.
+    let program = std::env::current_exe()
+        .and_then(std::fs::read)
+        .context("reading this program to key the mutation verdicts on it")?;
+    let code: Vec<u8> = images
+        .iter()
+        .flat_map(|i| {
+            std::iter::once(i.entry)
+                .chain(i.text.iter().copied())
+                .chain(i.sidecar.iter().map(|r| r.to_word()))
+        })
+        .flat_map(u32::to_le_bytes)
+        .collect();
     let set_key = fnv(&[
+        &program,
+        &code,
         runs.iter()
-            .map(|r| format!("{}\n", run_label(plan, r)))
+            .map(|r| format!("{} {:?}\n", run_label(plan, r), r.case))
             .collect::<String>()
             .as_bytes(),
         format!("{:?}", plan.mems.iter().map(|m| &m.1).collect::<Vec<_>>()).as_bytes(),
