@@ -271,19 +271,27 @@ fn yosys_run(dir: &Path, script: &str, name: &str, timeout: Option<Duration>) ->
         .map_err(|e| {
             anyhow!("yosys cannot be run ({e}): install it with `scripts/setup.sh --yosys`")
         })?;
+    Ok(match wait_or_kill(&mut child, timeout)? {
+        Some(status) if status.success() => YosysEnd::Succeeded,
+        Some(_) => YosysEnd::Failed,
+        None => YosysEnd::TimedOut,
+    })
+}
+
+/// Wait for `child`; past `timeout`, kill it and give `None`.
+fn wait_or_kill(
+    child: &mut std::process::Child,
+    timeout: Option<Duration>,
+) -> Result<Option<std::process::ExitStatus>> {
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok(if status.success() {
-                YosysEnd::Succeeded
-            } else {
-                YosysEnd::Failed
-            });
+            return Ok(Some(status));
         }
         if timeout.is_some_and(|t| start.elapsed() > t) {
             let _ = child.kill();
             let _ = child.wait();
-            return Ok(YosysEnd::TimedOut);
+            return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -694,8 +702,9 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
     )?;
     let _ = std::fs::remove_file(fdir.join(format!("{name}.aig")));
     let secs = t.elapsed().as_secs_f64();
-    let differs = !out.contains("Networks are equivalent")
-        && (out.contains("are not equivalent") || out.contains("was asserted"));
+    let equivalent = out.contains("Networks are equivalent");
+    let differs =
+        !equivalent && (out.contains("are not equivalent") || out.contains("was asserted"));
     let mut trace_note = String::new();
     if differs {
         let map = std::fs::read_to_string(fdir.join(format!("{name}.map"))).unwrap_or_default();
@@ -709,7 +718,7 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
     for ext in ["map", "cex"] {
         let _ = std::fs::remove_file(fdir.join(format!("{name}.{ext}")));
     }
-    Ok(if out.contains("Networks are equivalent") {
+    Ok(if equivalent {
         (
             Some(true),
             format!("equivalent in context: the whole GPU with and without it, proven by ABC dprove ({secs:.0} s)"),
@@ -795,30 +804,19 @@ fn run_with_timeout(cmd: &mut Command, log: &Path, timeout: Duration) -> Result<
                 "yosys-abc cannot be run ({e}): it comes with yosys (`scripts/setup.sh --yosys`)"
             )
         })?;
-    let start = Instant::now();
-    loop {
-        if child.try_wait()?.is_some() {
-            return Ok(std::fs::read_to_string(log).unwrap_or_default());
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(String::new());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    Ok(match wait_or_kill(&mut child, Some(timeout))? {
+        Some(_) => std::fs::read_to_string(log).unwrap_or_default(),
+        None => String::new(),
+    })
 }
 
-/// Step 5: is mutation `m` equivalent? First in context, alone: the check of step 2b with only
-/// this mutation applied (with all of them applied at once, another mutation can keep a bit
-/// observable that is dead without it). Then its module against the original module.
+/// Step 5: is mutation `m` equivalent? The cached answer, else [`prove_equivalence`].
 fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
     // The answer depends on the design and the mutation, not on the kernel set: kept per
     // mutation, so another kernel set (or `--only`) does not prove it again. A failed proof
     // is reused only under a time limit no longer than the one it had.
-    let cache = dir
-        .join(format!("equivalence-{FORMAL_VERSION}"))
-        .join(format!("m{}.json", m.id));
+    let cache_dir = dir.join(format!("equivalence-{FORMAL_VERSION}"));
+    let cache = cache_dir.join(format!("m{}.json", m.id));
     let limit = plan.equiv_timeout.as_secs();
     if let Some((args, secs, equivalent, why)) = std::fs::read(&cache)
         .ok()
@@ -829,7 +827,7 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
         }
     }
     let (equivalent, why) = prove_equivalence(plan, dir, m)?;
-    std::fs::create_dir_all(dir.join(format!("equivalence-{FORMAL_VERSION}")))?;
+    std::fs::create_dir_all(&cache_dir)?;
     write_atomically(
         &cache,
         &serde_json::to_vec(&(&m.args, limit, equivalent, &why))?,
@@ -837,6 +835,10 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
     Ok((equivalent, why))
 }
 
+/// First dead in context, alone: the check of step 2b with only this mutation applied (with all
+/// of them applied at once, another mutation can keep a bit observable that is dead without
+/// it). Then the whole GPU in context ([`formal_in_context`]); when that is undecided, its
+/// module against the original module.
 fn prove_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
     let t = Instant::now();
     if dead_in_context(

@@ -1127,11 +1127,7 @@ impl<'a> Checker<'a> {
         // The SM's contract with the scheduler (docs/microarch/scheduler.md): a warp that waits
         // long (not launched, at a barrier, no instruction to issue) is never ready. Checked on
         // every policy, so the signal is verified where the reference does not read it.
-        let all_warps = if warps >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << warps) - 1
-        };
+        let all_warps = u64::MAX >> (64 - warps);
         let both = o.sched.ready & o.sched.long & all_warps;
         if checking && both != 0 {
             return Err(self.mismatch(
