@@ -15,15 +15,10 @@
 //! every two cycles at most (three for a splitting `wf.tmc`).
 
 use rust_hdl::prelude::*;
+use warpforge_isa::{sidecar_kind, FaultCause};
 
 use crate::simt_stack::{OP_EXIT, OP_NOP, OP_SET_PC, OP_SPLIT, RPC_NONE};
 use crate::BitPack;
-
-/// Fault causes of docs/microarch/sm.md (`fault_cause`).
-pub const CAUSE_MISALIGNED_FETCH: u64 = 2;
-pub const CAUSE_SIMT_STACK_OVERFLOW: u64 = 8;
-pub const CAUSE_DIVERGENT_JUMP: u64 = 9;
-pub const CAUSE_UNKNOWN_RECONVERGENCE: u64 = 10;
 
 /// `fault_lane` when a fault names no lane.
 pub const NO_LANE: u64 = 0xff;
@@ -292,13 +287,13 @@ impl<const L: usize> BranchUnit<L> {
             k_no_lane: k(NO_LANE),
             k_zero8: k(0),
             k_one8: k(1),
-            k_kind_none: k(0),
-            k_kind_ret: k(2),
-            k_kind_never: k(3),
-            k_cause_mis: k(CAUSE_MISALIGNED_FETCH),
-            k_cause_ovf: k(CAUSE_SIMT_STACK_OVERFLOW),
-            k_cause_div: k(CAUSE_DIVERGENT_JUMP),
-            k_cause_unk: k(CAUSE_UNKNOWN_RECONVERGENCE),
+            k_kind_none: k(sidecar_kind::NONE.into()),
+            k_kind_ret: k(sidecar_kind::AT_RETURN.into()),
+            k_kind_never: k(sidecar_kind::NEVER.into()),
+            k_cause_mis: k(FaultCause::MisalignedFetch.code().into()),
+            k_cause_ovf: k(FaultCause::SimtStackOverflow.code().into()),
+            k_cause_div: k(FaultCause::DivergentJump.code().into()),
+            k_cause_unk: k(FaultCause::UnknownReconvergence.code().into()),
             k_cause_none: k(0),
             k_warp0: k(0),
             _lanes: L,

@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 use warpforge_isa::memmap::{GMEM_BASE, SMEM_BASE};
+use warpforge_isa::FaultCause;
 
 use crate::scoreboard::RegVec;
 use crate::{rename_top, verilog_of, HdlError};
@@ -44,11 +45,6 @@ use crate::{rename_top, verilog_of, HdlError};
 pub const TAG_BITS: usize = 8;
 /// Width of a warp number.
 pub const WARP_BITS: usize = 6;
-/// `fault_cause` codes (docs/microarch/sm.md, the order of `sim::FaultCause`).
-pub const CAUSE_MISALIGNED_LOAD: u8 = 4;
-pub const CAUSE_MISALIGNED_STORE: u8 = 5;
-pub const CAUSE_OUT_OF_RANGE_LOAD: u8 = 6;
-pub const CAUSE_OUT_OF_RANGE_STORE: u8 = 7;
 /// `in_size` / `mem_req_size` codes (`funct3[1:0]`).
 pub const SIZE_BYTE: u8 = 0;
 pub const SIZE_HALF: u8 = 1;
@@ -632,10 +628,10 @@ impl LoadStoreUnit {
             k_be_b3: k4(0b1000),
             k_be_lo: k4(0b0011),
             k_be_hi: k4(0b1100),
-            k_c_mis_ld: k4(CAUSE_MISALIGNED_LOAD),
-            k_c_mis_st: k4(CAUSE_MISALIGNED_STORE),
-            k_c_oor_ld: k4(CAUSE_OUT_OF_RANGE_LOAD),
-            k_c_oor_st: k4(CAUSE_OUT_OF_RANGE_STORE),
+            k_c_mis_ld: k4(FaultCause::MisalignedLoad.code()),
+            k_c_mis_st: k4(FaultCause::MisalignedStore.code()),
+            k_c_oor_ld: k4(FaultCause::OutOfRangeLoad.code()),
+            k_c_oor_st: k4(FaultCause::OutOfRangeStore.code()),
             _lanes: lanes,
         }
     }

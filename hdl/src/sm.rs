@@ -9,6 +9,7 @@
 
 use rust_hdl::prelude::*;
 use warpforge_config::{GpuConfig, SchedulerPolicy};
+use warpforge_isa::{sidecar_kind, FaultCause};
 
 use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
@@ -28,12 +29,6 @@ use crate::{BitPack, Unused, WordPack};
 
 /// One-bit outputs of sub-blocks the SM does not use, besides the per-lane / per-warp / per-bank ones.
 const U1_FIXED: usize = 26;
-
-/// Fault causes raised at issue (docs/microarch/sm.md).
-pub const CAUSE_ILLEGAL: u64 = 1;
-pub const CAUSE_OUT_OF_RANGE_FETCH: u64 = 3;
-pub const CAUSE_ECALL: u64 = 11;
-pub const CAUSE_BREAKPOINT: u64 = 12;
 
 /// CTA launch states.
 const L_IDLE: u64 = 0;
@@ -646,7 +641,7 @@ impl<const L: usize> Sm<L> {
             k_unit_lsu: k(UNIT_LSU),
             k_step_lane: k(STEP_LANE),
             k_step_stack: k(STEP_STACK),
-            k_kind_ret: k(2),
+            k_kind_ret: k(sidecar_kind::AT_RETURN.into()),
             k_op_nop: k(OP_NOP),
             k_op_reset: k(OP_RESET),
             k_zero32: k(0),
@@ -668,10 +663,10 @@ impl<const L: usize> Sm<L> {
             k_csr_instret: k(csr::INSTRET as u64),
             // 0xCC0 + i
             k_csr: (0..14u64).map(|i| k::<12>(csr::TID as u64 + i)).collect(),
-            k_cause_ill: k(CAUSE_ILLEGAL),
-            k_cause_oorf: k(CAUSE_OUT_OF_RANGE_FETCH),
-            k_cause_ecall: k(CAUSE_ECALL),
-            k_cause_bkpt: k(CAUSE_BREAKPOINT),
+            k_cause_ill: k(FaultCause::IllegalInstruction.code().into()),
+            k_cause_oorf: k(FaultCause::OutOfRangeFetch.code().into()),
+            k_cause_ecall: k(FaultCause::Ecall.code().into()),
+            k_cause_bkpt: k(FaultCause::Breakpoint.code().into()),
             k_no_lane: k(NO_LANE),
             k_zero16: k(0),
             k_one16: k(1),

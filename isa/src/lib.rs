@@ -9,11 +9,13 @@ pub mod csr;
 mod decode;
 mod disasm;
 mod encode;
+mod fault;
 pub mod memmap;
 
 pub use decode::{decode, DecodeError};
 pub use disasm::disassemble;
 pub use encode::encode;
+pub use fault::FaultCause;
 
 /// A register number, 0..=31.
 pub type Reg = u8;
@@ -273,23 +275,33 @@ pub enum Reconvergence {
     Never,
 }
 
+/// Sidecar kinds: bits 1:0 of a sidecar word (the RTL compares them against these).
+pub mod sidecar_kind {
+    pub const NONE: u32 = 0;
+    pub const AT: u32 = 1;
+    pub const AT_RETURN: u32 = 2;
+    pub const NEVER: u32 = 3;
+    /// Bits of the kind field.
+    pub const BITS: u32 = 2;
+}
+
 impl Reconvergence {
-    /// Sidecar word: bits 1:0 are the kind (0 none, 1 at, 2 at-return, 3 never); for `At`
-    /// bits 31:2 are the word address (pc >> 2).
+    /// Sidecar word: bits 1:0 are the kind ([`sidecar_kind`]); for `At` bits 31:2 are the word
+    /// address (pc >> 2).
     pub fn to_word(self) -> u32 {
         match self {
-            Reconvergence::None => 0,
-            Reconvergence::At(pc) => (pc & !3) | 1,
-            Reconvergence::AtReturn => 2,
-            Reconvergence::Never => 3,
+            Reconvergence::None => sidecar_kind::NONE,
+            Reconvergence::At(pc) => (pc & !3) | sidecar_kind::AT,
+            Reconvergence::AtReturn => sidecar_kind::AT_RETURN,
+            Reconvergence::Never => sidecar_kind::NEVER,
         }
     }
 
     pub fn from_word(w: u32) -> Self {
         match w & 3 {
-            0 => Reconvergence::None,
-            1 => Reconvergence::At(w & !3),
-            2 => Reconvergence::AtReturn,
+            sidecar_kind::NONE => Reconvergence::None,
+            sidecar_kind::AT => Reconvergence::At(w & !3),
+            sidecar_kind::AT_RETURN => Reconvergence::AtReturn,
             _ => Reconvergence::Never,
         }
     }

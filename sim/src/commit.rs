@@ -53,47 +53,7 @@ pub struct StoreRecord {
     pub data: [u32; MAX_LANES],
 }
 
-/// Why a kernel stopped abnormally (docs/isa.md §8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FaultCause {
-    IllegalInstruction,
-    MisalignedFetch,
-    OutOfRangeFetch,
-    MisalignedLoad,
-    MisalignedStore,
-    OutOfRangeLoad,
-    OutOfRangeStore,
-    SimtStackOverflow,
-    DivergentJump,
-    UnknownReconvergence,
-    Ecall,
-    Breakpoint,
-}
-
-impl FaultCause {
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultCause::IllegalInstruction => "illegal-instruction",
-            FaultCause::MisalignedFetch => "misaligned-fetch",
-            FaultCause::OutOfRangeFetch => "out-of-range-fetch",
-            FaultCause::MisalignedLoad => "misaligned-load",
-            FaultCause::MisalignedStore => "misaligned-store",
-            FaultCause::OutOfRangeLoad => "out-of-range-load",
-            FaultCause::OutOfRangeStore => "out-of-range-store",
-            FaultCause::SimtStackOverflow => "simt-stack-overflow",
-            FaultCause::DivergentJump => "divergent-jump",
-            FaultCause::UnknownReconvergence => "unknown-reconvergence",
-            FaultCause::Ecall => "ecall",
-            FaultCause::Breakpoint => "breakpoint",
-        }
-    }
-}
-
-impl fmt::Display for FaultCause {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use warpforge_isa::FaultCause;
 
 /// A fault: SM, warp, PC and cause, plus the faulting lane and address where there is one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -43,6 +43,7 @@ use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
 use warpforge_hdl::load_store_unit::load_store_unit_verilog;
 use warpforge_isa::memmap::{GMEM_BASE, SMEM_BASE};
+use warpforge_isa::FaultCause;
 use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_seed};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
@@ -165,10 +166,10 @@ enum Outcome {
     Done(Completion),
 }
 
-const CAUSE_MISALIGNED_LOAD: u8 = 4;
-const CAUSE_MISALIGNED_STORE: u8 = 5;
-const CAUSE_OUT_OF_RANGE_LOAD: u8 = 6;
-const CAUSE_OUT_OF_RANGE_STORE: u8 = 7;
+const CAUSE_MISALIGNED_LOAD: u8 = FaultCause::MisalignedLoad.code();
+const CAUSE_MISALIGNED_STORE: u8 = FaultCause::MisalignedStore.code();
+const CAUSE_OUT_OF_RANGE_LOAD: u8 = FaultCause::OutOfRangeLoad.code();
+const CAUSE_OUT_OF_RANGE_STORE: u8 = FaultCause::OutOfRangeStore.code();
 
 fn norm_size(size: u8) -> u8 {
     if size & 2 != 0 {
@@ -2090,11 +2091,8 @@ fn fault_precedence() {
 fn cause_code(c: warpforge_sim::FaultCause) -> u8 {
     use warpforge_sim::FaultCause as F;
     match c {
-        F::MisalignedLoad => CAUSE_MISALIGNED_LOAD,
-        F::MisalignedStore => CAUSE_MISALIGNED_STORE,
-        F::OutOfRangeLoad => CAUSE_OUT_OF_RANGE_LOAD,
-        F::OutOfRangeStore => CAUSE_OUT_OF_RANGE_STORE,
-        other => panic!("unexpected fault cause {other:?}"),
+        F::MisalignedLoad | F::MisalignedStore | F::OutOfRangeLoad | F::OutOfRangeStore => c.code(),
+        other => panic!("the load/store unit raised {other:?}"),
     }
 }
 

@@ -101,34 +101,6 @@ pub const VCD_BEFORE: u64 = 200;
 /// Kernel cycles after the failure that the VCD covers.
 pub const VCD_AFTER: u64 = 5;
 
-/// `fault_cause` codes of the top level, in order from 1 (docs/microarch/sm.md).
-pub const FAULT_CAUSES: [FaultCause; 12] = [
-    FaultCause::IllegalInstruction,
-    FaultCause::MisalignedFetch,
-    FaultCause::OutOfRangeFetch,
-    FaultCause::MisalignedLoad,
-    FaultCause::MisalignedStore,
-    FaultCause::OutOfRangeLoad,
-    FaultCause::OutOfRangeStore,
-    FaultCause::SimtStackOverflow,
-    FaultCause::DivergentJump,
-    FaultCause::UnknownReconvergence,
-    FaultCause::Ecall,
-    FaultCause::Breakpoint,
-];
-
-/// The `fault_cause` code of a cause.
-pub fn fault_cause_code(c: FaultCause) -> u32 {
-    FAULT_CAUSES.iter().position(|&x| x == c).unwrap_or(0) as u32 + 1
-}
-
-/// The cause of a `fault_cause` code (`None` for codes outside 1..=12).
-pub fn fault_cause_of(code: u32) -> Option<FaultCause> {
-    (code as usize)
-        .checked_sub(1)
-        .and_then(|i| FAULT_CAUSES.get(i).copied())
-}
-
 /// Kernel launch shape and parameter buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -1638,7 +1610,7 @@ impl<'a> Checker<'a> {
     }
 
     fn on_rtl_fault(&mut self, f: RtlFault) -> Result<CosimOutcome, CosimError> {
-        let Some(cause) = fault_cause_of(f.cause) else {
+        let Some(cause) = FaultCause::from_code(f.cause) else {
             return Err(self.mismatch(
                 RecordKind::Fault,
                 Some(f.sm),
@@ -1712,7 +1684,7 @@ impl<'a> Checker<'a> {
                 None,
                 Value::Text(format!(
                     "{} ({})",
-                    fault_cause_code(expected.cause),
+                    u32::from(expected.cause.code()),
                     expected.cause
                 )),
                 Value::Text(format!("{} ({cause})", f.cause)),

@@ -22,7 +22,7 @@ use warpforge_config::GpuConfig;
 use warpforge_sim::scheduler::{Scheduler, SchedulerInputs};
 use warpforge_sim::{Fault, Gpu};
 
-use super::{fault_cause_code, Launch};
+use super::Launch;
 use crate::memory_model::MemRequest;
 
 /// Issue record (`tr_issue_*`).
@@ -93,7 +93,7 @@ impl RtlFault {
             sm: f.sm,
             warp: f.warp,
             pc: f.pc,
-            cause: fault_cause_code(f.cause),
+            cause: u32::from(f.cause.code()),
             lane: f.lane.unwrap_or(0),
             addr: f.addr.unwrap_or(0),
         }
