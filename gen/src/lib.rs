@@ -11,4 +11,5 @@ pub mod mutate;
 pub mod regress;
 pub mod report;
 pub mod rtl_out;
+pub mod synth;
 pub mod verify;

@@ -78,6 +78,9 @@ enum Command {
     /// Mutation coverage of the checker: yosys `mutate` mutants of the design, each run in
     /// lock-step against a kernel set; detected, equivalent or escaped.
     Mutate(MutateArgs),
+    /// Synthesis and place-and-route for an FPGA (yosys + nextpnr): resources, Fmax, the
+    /// critical path, tool times; cached (docs/fpga.md).
+    Synth(SynthArgs),
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -132,6 +135,35 @@ struct CosimArgs {
     /// Simulate this Verilog file (top `warpforge_top`) instead of generating it.
     #[arg(long)]
     verilog: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct SynthArgs {
+    /// Preset name or TOML/JSON file.
+    #[arg(short, long, default_value = DEFAULT_PRESET)]
+    config: String,
+    /// FPGA: ecp5-85f (Lattice LFE5U-85F, CABGA381, speed 6, as on the ULX3S).
+    #[arg(long, default_value = "ecp5-85f")]
+    target: String,
+    /// A fast generic yosys synthesis instead (4-LUTs, FFs, memories, multipliers; no
+    /// placement, no Fmax): an estimate for quick comparisons.
+    #[arg(long)]
+    estimate: bool,
+    /// nextpnr's placement seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Clock constraint in MHz (the report says whether it is met).
+    #[arg(long, default_value_t = 100.0)]
+    freq: f64,
+    /// nextpnr threads.
+    #[arg(short, long, default_value_t = 1)]
+    jobs: usize,
+    /// Output directory (default: build/synth/CONFIG).
+    #[arg(short, long)]
+    out_dir: Option<PathBuf>,
+    /// Run the tools even when an identical run's report is cached.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 #[derive(clap::Args)]
@@ -428,6 +460,7 @@ fn real_main() -> Result<ExitCode> {
         Command::Cosim(args) => return cosim(args),
         Command::Regress(args) => return regress_cmd(args),
         Command::Mutate(args) => return mutate_cmd(args),
+        Command::Synth(args) => return synth_cmd(args),
         Command::Bench { what } => match what {
             BenchWhat::Model { config, seconds } => bench_model(&config, seconds)?,
             BenchWhat::Rtl {
@@ -1186,6 +1219,36 @@ fn regress_cmd(args: RegressArgs) -> Result<ExitCode> {
         start.elapsed().as_secs_f64()
     );
     Ok(if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn synth_cmd(args: SynthArgs) -> Result<ExitCode> {
+    use warpforge::synth;
+    let cfg = load_config(&args.config)?;
+    let target: synth::Target = args.target.parse()?;
+    let flow = synth::Flow {
+        target,
+        estimate: args.estimate,
+        seed: args.seed,
+        freq_mhz: args.freq,
+        threads: args.jobs,
+        out_dir: args
+            .out_dir
+            .unwrap_or_else(|| Path::new("build/synth").join(&cfg.name)),
+        cache_dir: (!args.no_cache).then(synth::default_cache_dir),
+        heartbeat: std::time::Duration::from_secs(60),
+    };
+    // The tools first: a missing one is reported before the Verilog is generated.
+    synth::tool_versions(&flow)?;
+    let design = synth::Design::of_config(&cfg)
+        .with_context(|| format!("generating the Verilog of `{}`", cfg.name))?;
+    let out = synth::run(&design, &flow, &|m| eprintln!("synth: {m}"))?;
+    print!("{}", synth::table(&out.report, out.cached));
+    println!("report: {}", out.json.display());
+    Ok(if out.report.fits() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
