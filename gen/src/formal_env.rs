@@ -22,6 +22,7 @@
 //! the miter reports, so the proof still covers every legal host.
 
 use anyhow::{anyhow, bail, Result};
+use warpforge_hdl::mem_port::MEM_PORT;
 
 /// A port of the top-level module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +36,8 @@ pub struct Port {
 pub const ENV_NAME: &str = "wf_env";
 
 /// Output groups whose fields are read only while the group's valid is high: (field prefix,
-/// valid port). The SM suffix (`$s`) of a field is that of its valid.
+/// valid port), as flat names ([`split_sm`]). The SM suffix (`$s`) of a field is that of its
+/// valid.
 const QUALIFIED: &[(&str, &str)] = &[
     ("tr_issue_", "tr_issue_valid"),
     ("tr_wb_", "tr_wb_valid"),
@@ -92,9 +94,30 @@ pub fn top_ports(verilog: &str, top: &str) -> Result<Vec<Port>> {
     Ok(ports)
 }
 
-/// The SM suffix of a port name (`$0` in `mem_req_valid$0`), or "".
-fn sm_suffix(name: &str) -> &str {
-    name.rfind('$').map_or("", |i| &name[i..])
+/// A port name as (flat name, SM suffix): `tr_wb_valid$0` is (`tr_wb_valid`, `$0`), the memory
+/// bundle's `mem$0$req_valid` is (`mem_req_valid`, `$0`), `done` is (`done`, "").
+fn split_sm(name: &str) -> (String, String) {
+    let bundle = format!("{MEM_PORT}$");
+    if let Some(rest) = name.strip_prefix(&bundle) {
+        if let Some((sm, field)) = rest.split_once('$') {
+            return (format!("{MEM_PORT}_{field}"), format!("${sm}"));
+        }
+    }
+    match name.rfind('$') {
+        Some(i) => (name[..i].to_string(), name[i..].to_string()),
+        None => (name.to_string(), String::new()),
+    }
+}
+
+/// The port name of flat name `flat` with SM suffix `s` (the inverse of [`split_sm`]).
+fn join_sm(flat: &str, s: &str) -> String {
+    match (
+        flat.strip_prefix(&format!("{MEM_PORT}_")),
+        s.strip_prefix('$'),
+    ) {
+        (Some(field), Some(sm)) => format!("{MEM_PORT}${sm}${field}"),
+        _ => format!("{flat}{s}"),
+    }
 }
 
 fn range(width: u32) -> String {
@@ -139,18 +162,20 @@ pub fn env_verilog(ports: &[Port], top: &str) -> Result<String> {
             "reset" => "reset | !wf_por".to_string(),
             "start" => "start & !wf_started".to_string(),
             "imem_we" => "imem_we & !wf_started".to_string(),
-            _ if n.starts_with("mem_resp_valid") => {
-                let s = sm_suffix(n);
-                for needed in ["mem_req_valid", "mem_req_ready", "mem_req_write"] {
-                    if !has(&format!("{needed}{s}")) {
-                        bail!("the top level has `{n}` but no `{needed}{s}`");
+            _ if split_sm(n).0 == "mem_resp_valid" => {
+                let s = split_sm(n).1;
+                let [valid, ready, write] =
+                    ["mem_req_valid", "mem_req_ready", "mem_req_write"].map(|f| join_sm(f, &s));
+                for needed in [&valid, &ready, &write] {
+                    if !has(needed) {
+                        bail!("the top level has `{n}` but no `{needed}`");
                     }
                 }
                 v += &format!(
                     "    // Reads of SM{s} accepted and not yet answered: a response only for one of them.\n    \
                      reg [15:0] wf_reads{s} = 16'd0;\n    \
                      always @(posedge clock)\n        if (dut_reset) wf_reads{s} <= 16'd0;\n        \
-                     else wf_reads{s} <= wf_reads{s} + (dut_mem_req_valid{s} & mem_req_ready{s} & !dut_mem_req_write{s}) - dut_{n};\n"
+                     else wf_reads{s} <= wf_reads{s} + (dut_{valid} & {ready} & !dut_{write}) - dut_{n};\n"
                 );
                 format!("{n} & (wf_reads{s} != 16'd0)")
             }
@@ -160,10 +185,10 @@ pub fn env_verilog(ports: &[Port], top: &str) -> Result<String> {
     }
     for p in ports.iter().filter(|p| !p.input) {
         let n = &p.name;
-        let s = sm_suffix(n);
+        let (flat, s) = split_sm(n);
         let valid = QUALIFIED.iter().find_map(|(prefix, valid)| {
-            let own = format!("{valid}{s}");
-            (n.starts_with(prefix) && *n != own && has(&own)).then_some(own)
+            let own = join_sm(valid, &s);
+            (flat.starts_with(prefix) && *n != own && has(&own)).then_some(own)
         });
         let value = match valid {
             Some(valid) => format!("dut_{valid} ? dut_{n} : {}'d0", p.width),
@@ -179,14 +204,26 @@ pub fn env_verilog(ports: &[Port], top: &str) -> Result<String> {
 mod tests {
     use super::*;
 
-    const TOP: &str = "module t(clock,reset,start,done,imem_we,mem_req_valid$0,mem_req_ready$0,\
-        mem_req_write$0,mem_req_addr$0,mem_resp_valid$0,fault,fault_pc,busy);\n    \n    \
+    const TOP: &str = "module t(clock,reset,start,done,imem_we,mem$0$req_valid,mem$0$req_ready,\
+        mem$0$req_write,mem$0$req_addr,mem$0$resp_valid,fault,fault_pc,busy);\n    \n    \
         // Module arguments\n    input wire  clock;\n    input wire  reset;\n    input wire  start;\n    \
-        output reg  done;\n    input wire  imem_we;\n    output reg  mem_req_valid$0;\n    \
-        input wire  mem_req_ready$0;\n    output reg  mem_req_write$0;\n    \
-        output reg  [31:0] mem_req_addr$0;\n    input wire  mem_resp_valid$0;\n    \
+        output reg  done;\n    input wire  imem_we;\n    output reg  mem$0$req_valid;\n    \
+        input wire  mem$0$req_ready;\n    output reg  mem$0$req_write;\n    \
+        output reg  [31:0] mem$0$req_addr;\n    input wire  mem$0$resp_valid;\n    \
         output reg  fault;\n    output reg  [31:0] fault_pc;\n    output wire  busy;\n    \n    \
         // Update code\nendmodule\n";
+
+    #[test]
+    fn sm_suffixes_of_flat_and_bundled_ports() {
+        for (name, flat, s) in [
+            ("tr_wb_valid$1", "tr_wb_valid", "$1"),
+            ("mem$1$req_valid", "mem_req_valid", "$1"),
+            ("done", "done", ""),
+        ] {
+            assert_eq!(split_sm(name), (flat.to_string(), s.to_string()));
+            assert_eq!(join_sm(flat, s), name);
+        }
+    }
 
     #[test]
     fn reads_the_ports() {
@@ -195,7 +232,7 @@ mod tests {
         assert_eq!(
             p[8],
             Port {
-                name: "mem_req_addr$0".into(),
+                name: "mem$0$req_addr".into(),
                 input: false,
                 width: 32
             }
@@ -209,22 +246,22 @@ mod tests {
         let v = env_verilog(&top_ports(TOP, "t").unwrap(), "t").unwrap();
         // Fields under their valid; valids, busy and done unqualified.
         assert!(
-            v.contains("assign mem_req_addr$0 = dut_mem_req_valid$0 ? dut_mem_req_addr$0 : 32'd0;")
+            v.contains("assign mem$0$req_addr = dut_mem$0$req_valid ? dut_mem$0$req_addr : 32'd0;")
         );
         assert!(v.contains(
-            "assign mem_req_write$0 = dut_mem_req_valid$0 ? dut_mem_req_write$0 : 1'd0;"
+            "assign mem$0$req_write = dut_mem$0$req_valid ? dut_mem$0$req_write : 1'd0;"
         ));
         assert!(v.contains("assign fault_pc = dut_fault ? dut_fault_pc : 32'd0;"));
-        assert!(v.contains("assign mem_req_valid$0 = dut_mem_req_valid$0;"));
+        assert!(v.contains("assign mem$0$req_valid = dut_mem$0$req_valid;"));
         assert!(v.contains("assign fault = dut_fault;"));
         assert!(v.contains("assign busy = dut_busy;"));
         // The host's rules.
         assert!(v.contains("assign dut_reset = reset | !wf_por;"));
         assert!(v.contains("assign dut_imem_we = imem_we & !wf_started;"));
         assert!(
-            v.contains("assign dut_mem_resp_valid$0 = mem_resp_valid$0 & (wf_reads$0 != 16'd0);")
+            v.contains("assign dut_mem$0$resp_valid = mem$0$resp_valid & (wf_reads$0 != 16'd0);")
         );
-        assert!(v.contains("assign dut_mem_req_ready$0 = mem_req_ready$0;"));
+        assert!(v.contains("assign dut_mem$0$req_ready = mem$0$req_ready;"));
         // A top level without the ports the rules need is refused, naming the port.
         let no_done: Vec<Port> = top_ports(TOP, "t")
             .unwrap()

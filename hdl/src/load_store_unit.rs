@@ -38,6 +38,7 @@ use warpforge_config::GpuConfig;
 use warpforge_isa::memmap::{GMEM_BASE, SMEM_BASE};
 use warpforge_isa::FaultCause;
 
+use crate::mem_port::MemPort;
 use crate::scoreboard::RegVec;
 use crate::{rename_top, verilog_of, HdlError};
 
@@ -307,14 +308,7 @@ pub struct LoadStoreUnit {
     pub in_smem_base: Signal<In, Bits<32>>,
     pub in_smem_size: Signal<In, Bits<32>>,
     // memory port
-    pub mem_req_valid: Signal<Out, Bit>,
-    pub mem_req_ready: Signal<In, Bit>,
-    pub mem_req_write: Signal<Out, Bit>,
-    pub mem_req_addr: Signal<Out, Bits<32>>,
-    pub mem_req_size: Signal<Out, Bits<2>>,
-    pub mem_req_data: Signal<Out, Bits<32>>,
-    pub mem_resp_valid: Signal<In, Bit>,
-    pub mem_resp_data: Signal<In, Bits<32>>,
+    pub mem: MemPort,
     // completion
     pub out_valid: Signal<Out, Bit>,
     pub out_ready: Signal<In, Bit>,
@@ -507,14 +501,7 @@ impl LoadStoreUnit {
             in_data: vec_of(lanes),
             in_smem_base: Default::default(),
             in_smem_size: Default::default(),
-            mem_req_valid: Default::default(),
-            mem_req_ready: Default::default(),
-            mem_req_write: Default::default(),
-            mem_req_addr: Default::default(),
-            mem_req_size: Default::default(),
-            mem_req_data: Default::default(),
-            mem_resp_valid: Default::default(),
-            mem_resp_data: Default::default(),
+            mem: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
             out_tag: Default::default(),
@@ -774,8 +761,8 @@ impl Logic for LoadStoreUnit {
         self.gl_go.next = self.found.val() & !self.sel_shared.val() & !self.reset.val();
         self.sh_go.next =
             self.found.val() & self.sel_shared.val() & !self.clearing.val() & !self.reset.val();
-        self.advance.next = (self.gl_go.val() & self.mem_req_ready.val()) | self.sh_go.val();
-        self.merge_go.next = self.gl_go.val() & self.mem_req_ready.val() & !self.store_q.q.val();
+        self.advance.next = (self.gl_go.val() & self.mem.req_ready.val()) | self.sh_go.val();
+        self.merge_go.next = self.gl_go.val() & self.mem.req_ready.val() & !self.store_q.q.val();
         for l in 0..self._lanes {
             if self.sel_oh[l].val() & self.advance.val() {
                 self.pend_r.d[l].next = false;
@@ -789,11 +776,11 @@ impl Logic for LoadStoreUnit {
                 self.pend_r.d[l].next = false;
             }
         }
-        self.mem_req_valid.next = self.gl_go.val();
-        self.mem_req_write.next = self.store_q.q.val();
-        self.mem_req_addr.next = self.sel_addr.val();
-        self.mem_req_size.next = self.size_q.q.val();
-        self.mem_req_data.next = self.sel_sdata.val();
+        self.mem.req_valid.next = self.gl_go.val();
+        self.mem.req_write.next = self.store_q.q.val();
+        self.mem.req_addr.next = self.sel_addr.val();
+        self.mem.req_size.next = self.size_q.q.val();
+        self.mem.req_data.next = self.sel_sdata.val();
 
         // ---- global responses: the lowest global load lane still waiting ----
         // It is also the answer for every waiting lane with the same address.
@@ -809,13 +796,13 @@ impl Logic for LoadStoreUnit {
         for l in 0..self._lanes {
             if self.rpend_r.q[l].val()
                 & (self.addr_r.q[l].val() == self.rsel_addr.val())
-                & self.mem_resp_valid.val()
+                & self.mem.resp_valid.val()
             {
                 self.data_r.d[l].next = self.gext.value.val();
                 self.rpend_r.d[l].next = false;
             }
         }
-        self.gext.raw.next = self.mem_resp_data.val();
+        self.gext.raw.next = self.mem.resp_data.val();
         self.gext.off.next = self.k_off0.val();
         self.gext.size.next = self.size_q.q.val();
         self.gext.zero_ext.next = self.unsigned_q.q.val();

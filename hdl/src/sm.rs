@@ -19,8 +19,10 @@ use crate::decode::{
 use crate::divider::Divider;
 use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
+use crate::mem_port::MemPort;
 use crate::multiplier::Multiplier;
 use crate::operand_collector::{OcShape, OperandCollector, ReadPolicy};
+use crate::perf_counters::PerfCounters;
 use crate::scheduler::Scheduler;
 use crate::scoreboard::{RegVec, Scoreboard};
 use crate::simt_stack::{SimtStack, OP_NOP, OP_RESET};
@@ -76,14 +78,7 @@ pub struct Sm<const L: usize> {
     pub fault_addr: Signal<Out, Bits<32>>,
 
     // ---- memory port
-    pub mem_req_valid: Signal<Out, Bit>,
-    pub mem_req_ready: Signal<In, Bit>,
-    pub mem_req_write: Signal<Out, Bit>,
-    pub mem_req_addr: Signal<Out, Bits<32>>,
-    pub mem_req_size: Signal<Out, Bits<2>>,
-    pub mem_req_data: Signal<Out, Bits<32>>,
-    pub mem_resp_valid: Signal<In, Bit>,
-    pub mem_resp_data: Signal<In, Bits<32>>,
+    pub mem: MemPort,
 
     // ---- trace (verification) and counters
     pub tr_issue_valid: Signal<Out, Bit>,
@@ -130,6 +125,7 @@ pub struct Sm<const L: usize> {
     div: Divider,
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
+    ctrs: PerfCounters,
     stack: SimtStack<L>,
     pack_wb: WordPack<32, 1024>,
     pack_st_addr: WordPack<32, 1024>,
@@ -204,9 +200,6 @@ pub struct Sm<const L: usize> {
     f_cause: DFF<Bits<4>>,
     f_lane: DFF<Bits<8>>,
     f_addr: DFF<Bits<32>>,
-    n_issued: DFF<Bits<32>>,
-    n_idle: DFF<Bits<32>>,
-    n_conflicts: DFF<Bits<32>>,
 
     // ---- combinational
     halted: Signal<Local, Bit>,
@@ -290,7 +283,6 @@ pub struct Sm<const L: usize> {
     bar_ok: Vec<Signal<Local, Bit>>,
     cta_done: Vec<Signal<Local, Bit>>,
     any_launched: Signal<Local, Bit>,
-    conflicts: Signal<Local, Bits<32>>,
     csr_lane: Vec<Signal<Local, Bits<32>>>,
 
     // ---- constants
@@ -424,14 +416,7 @@ impl<const L: usize> Sm<L> {
             fault_cause: Default::default(),
             fault_lane: Default::default(),
             fault_addr: Default::default(),
-            mem_req_valid: Default::default(),
-            mem_req_ready: Default::default(),
-            mem_req_write: Default::default(),
-            mem_req_addr: Default::default(),
-            mem_req_size: Default::default(),
-            mem_req_data: Default::default(),
-            mem_resp_valid: Default::default(),
-            mem_resp_data: Default::default(),
+            mem: Default::default(),
             tr_issue_valid: Default::default(),
             tr_issue_warp: Default::default(),
             tr_issue_pc: Default::default(),
@@ -476,6 +461,7 @@ impl<const L: usize> Sm<L> {
             div: Divider::new(cfg)?,
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
+            ctrs: PerfCounters::new(cfg.rf_banks as usize),
             stack: SimtStack::from_config(cfg),
             pack_wb: WordPack::new(L),
             pack_st_addr: WordPack::new(L),
@@ -541,9 +527,6 @@ impl<const L: usize> Sm<L> {
             f_cause: Default::default(),
             f_lane: Default::default(),
             f_addr: Default::default(),
-            n_issued: Default::default(),
-            n_idle: Default::default(),
-            n_conflicts: Default::default(),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
@@ -624,7 +607,6 @@ impl<const L: usize> Sm<L> {
             bar_ok: sigs(w),
             cta_done: sigs(w),
             any_launched: Default::default(),
-            conflicts: Default::default(),
             csr_lane: sigs(L),
             k_wid: (0..w as u64).map(k::<6>).collect(),
             k_tag: (0..tags as u64).map(k::<8>).collect(),
@@ -741,9 +723,6 @@ impl<const L: usize> Logic for Sm<L> {
         self.f_cause.clock.next = self.clock.val();
         self.f_lane.clock.next = self.clock.val();
         self.f_addr.clock.next = self.clock.val();
-        self.n_issued.clock.next = self.clock.val();
-        self.n_idle.clock.next = self.clock.val();
-        self.n_conflicts.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -754,6 +733,12 @@ impl<const L: usize> Logic for Sm<L> {
         self.bu.reset.next = self.reset.val();
         self.lsu.reset.next = self.reset.val();
         self.stack.rst.next = self.reset.val();
+
+        // The LSU's memory port is the SM's.
+        MemPort::link(&mut self.mem, &mut self.lsu.mem);
+
+        self.ctrs.clock.next = self.clock.val();
+        self.ctrs.reset.next = self.reset.val();
 
         self.halted.next = self.f_valid.q.val() | self.halt.val();
         self.pk_gw.d[0].next = self.sched.grant_warp.val();
@@ -1183,14 +1168,6 @@ impl<const L: usize> Logic for Sm<L> {
                     self.lsu.in_offset.next = self.dec_d.imm.val();
                     self.lsu.in_smem_base.next = self.d_smem.val();
                     self.lsu.in_smem_size.next = self.smem_need.val();
-                    self.lsu.mem_req_ready.next = self.mem_req_ready.val();
-                    self.lsu.mem_resp_valid.next = self.mem_resp_valid.val();
-                    self.lsu.mem_resp_data.next = self.mem_resp_data.val();
-                    self.mem_req_valid.next = self.lsu.mem_req_valid.val();
-                    self.mem_req_write.next = self.lsu.mem_req_write.val();
-                    self.mem_req_addr.next = self.lsu.mem_req_addr.val();
-                    self.mem_req_size.next = self.lsu.mem_req_size.val();
-                    self.mem_req_data.next = self.lsu.mem_req_data.val();
                     self.bu.in_valid.next = self.d_fire.val() & self.need_bu.val();
                     self.bu.in_warp.next = self.oc.disp_warp.val();
                     self.bu.in_pc.next = self.d_pc.val();
@@ -1651,29 +1628,15 @@ impl<const L: usize> Logic for Sm<L> {
                     self.u_mask.d[0].next = self.stack.dbg_mask.val();
 
                     // ---------------- counters
-                    self.conflicts.next = self.k_zero32.val();
+                    self.ctrs.issued.next = self.gv.val();
+                    self.ctrs.idle.next =
+                        self.any_launched.val() & !self.gv.val() & !self.halted.val();
+                    self.ctr_issued.next = self.ctrs.ctr_issued.val();
+                    self.ctr_idle.next = self.ctrs.ctr_idle.val();
+                    self.ctr_conflicts.next = self.ctrs.ctr_conflicts.val();
                     for b in 0..self._banks {
-                        if self.oc.ev_conflict[b].val() {
-                            self.conflicts.next = self.conflicts.val() + self.k_one32.val();
-                        }
+                        self.ctrs.conflict[b].next = self.oc.ev_conflict[b].val();
                     }
-                    self.n_issued.d.next = self.n_issued.q.val();
-                    if self.gv.val() {
-                        self.n_issued.d.next = self.n_issued.q.val() + self.k_one32.val();
-                    }
-                    self.n_idle.d.next = self.n_idle.q.val();
-                    if self.any_launched.val() & !self.gv.val() & !self.halted.val() {
-                        self.n_idle.d.next = self.n_idle.q.val() + self.k_one32.val();
-                    }
-                    self.n_conflicts.d.next = self.n_conflicts.q.val() + self.conflicts.val();
-                    if self.reset.val() {
-                        self.n_issued.d.next = self.k_zero32.val();
-                        self.n_idle.d.next = self.k_zero32.val();
-                        self.n_conflicts.d.next = self.k_zero32.val();
-                    }
-                    self.ctr_issued.next = self.n_issued.q.val();
-                    self.ctr_idle.next = self.n_idle.q.val();
-                    self.ctr_conflicts.next = self.n_conflicts.q.val();
                 }
             }
         }

@@ -8,6 +8,7 @@ use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 use warpforge_isa::memmap;
 
+use crate::mem_port::MemPort;
 use crate::sm::Sm;
 use crate::{rename_top, split_comb_blocks, verilog_of, HdlError};
 
@@ -55,14 +56,8 @@ pub struct Top<const L: usize> {
     pub fault_addr: Signal<Out, Bits<32>>,
     pub cycle_count: Signal<Out, Bits<64>>,
 
-    pub mem_req_valid: Vec<Signal<Out, Bit>>,
-    pub mem_req_ready: Vec<Signal<In, Bit>>,
-    pub mem_req_write: Vec<Signal<Out, Bit>>,
-    pub mem_req_addr: Vec<Signal<Out, Bits<32>>>,
-    pub mem_req_size: Vec<Signal<Out, Bits<2>>>,
-    pub mem_req_data: Vec<Signal<Out, Bits<32>>>,
-    pub mem_resp_valid: Vec<Signal<In, Bit>>,
-    pub mem_resp_data: Vec<Signal<In, Bits<32>>>,
+    /// SM `s`'s memory port.
+    pub mem: Vec<MemPort>,
 
     pub tr_issue_valid: Vec<Signal<Out, Bit>>,
     pub tr_issue_warp: Vec<Signal<Out, Bits<8>>>,
@@ -174,14 +169,7 @@ impl<const L: usize> Top<L> {
             fault_lane: Default::default(),
             fault_addr: Default::default(),
             cycle_count: Default::default(),
-            mem_req_valid: sigs(n),
-            mem_req_ready: sigs(n),
-            mem_req_write: sigs(n),
-            mem_req_addr: sigs(n),
-            mem_req_size: sigs(n),
-            mem_req_data: sigs(n),
-            mem_resp_valid: sigs(n),
-            mem_resp_data: sigs(n),
+            mem: sigs(n),
             tr_issue_valid: sigs(n),
             tr_issue_warp: sigs(n),
             tr_issue_pc: sigs(n),
@@ -318,14 +306,7 @@ impl<const L: usize> Logic for Top<L> {
                     self.first_fault.next = self.k_sm8[s].val();
                 }
 
-                self.sm[s].mem_req_ready.next = self.mem_req_ready[s].val();
-                self.sm[s].mem_resp_valid.next = self.mem_resp_valid[s].val();
-                self.sm[s].mem_resp_data.next = self.mem_resp_data[s].val();
-                self.mem_req_valid[s].next = self.sm[s].mem_req_valid.val();
-                self.mem_req_write[s].next = self.sm[s].mem_req_write.val();
-                self.mem_req_addr[s].next = self.sm[s].mem_req_addr.val();
-                self.mem_req_size[s].next = self.sm[s].mem_req_size.val();
-                self.mem_req_data[s].next = self.sm[s].mem_req_data.val();
+                MemPort::link(&mut self.mem[s], &mut self.sm[s].mem);
 
                 self.tr_issue_valid[s].next = self.sm[s].tr_issue_valid.val();
                 self.tr_issue_warp[s].next = self.sm[s].tr_issue_warp.val();

@@ -3,12 +3,12 @@
 //! It owns global memory (`GMEM_BASE .. GMEM_BASE + gmem_bytes`, a byte array) and serves one
 //! memory port per SM with the protocol of docs/microarch/sm.md:
 //!
-//! * a request is `mem_req_valid$s` with `write`, a byte `addr`, `size` (0 byte, 1 half,
+//! * a request is `mem$s$req_valid` with `write`, a byte `addr`, `size` (0 byte, 1 half,
 //!   2 word) and, for a write, the data in the low bits (upper bits zero); it is *accepted* in a
-//!   cycle in which `mem_req_valid$s` and `mem_req_ready$s` are both high (sampled at the rising
+//!   cycle in which `mem$s$req_valid` and `mem$s$req_ready` are both high (sampled at the rising
 //!   clock edge that ends the cycle);
-//! * a read gets exactly one response, `mem_resp_valid$s` with the loaded bytes in the low bits
-//!   of `mem_resp_data$s`, responses in request order, at most one per cycle; the GPU always
+//! * a read gets exactly one response, `mem$s$resp_valid` with the loaded bytes in the low bits
+//!   of `mem$s$resp_data`, responses in request order, at most one per cycle; the GPU always
 //!   accepts a response (there is no response-ready);
 //! * a write gets no response; it is applied to memory when it is accepted.
 //!
@@ -25,9 +25,9 @@
 //!   in-order memory: a later write cannot change an earlier read's data.
 //! * **bandwidth** `B`: at most `B` requests (reads and writes) are accepted per SM in each
 //!   aligned window of [`BANDWIDTH_WINDOW`] cycles (cycles `16k .. 16k+15`); once `B` have been
-//!   accepted, `mem_req_ready$s` stays low until the window ends. `B = 0` (or `B ≥ 16`) is
+//!   accepted, `mem$s$req_ready` stays low until the window ends. `B = 0` (or `B ≥ 16`) is
 //!   unlimited: one request per cycle, the most a single valid/ready port can carry.
-//! * **back-pressure** `p`: in every cycle, independently per SM, `mem_req_ready$s` is low with
+//! * **back-pressure** `p`: in every cycle, independently per SM, `mem$s$req_ready` is low with
 //!   probability `p` (drawn whether or not a request is waiting, so the pattern does not depend
 //!   on the GPU's behaviour).
 //! * **seed**: every random draw comes from ChaCha8 streams seeded from `seed` and the SM index
@@ -386,12 +386,12 @@ impl MemoryModel {
         }
     }
 
-    /// `mem_req_ready$sm` in the current cycle.
+    /// `mem$sm$req_ready` in the current cycle.
     pub fn ready(&self, sm: u32) -> bool {
         self.ports[sm as usize].ready
     }
 
-    /// The response driven on `mem_resp$sm` in the current cycle, if any.
+    /// The response driven on `mem$sm$resp_*` in the current cycle, if any.
     pub fn response(&self, sm: u32) -> Option<u32> {
         self.ports[sm as usize].response
     }

@@ -42,6 +42,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
 use warpforge_hdl::load_store_unit::load_store_unit_verilog;
+use warpforge_hdl::mem_port::mem_port_name;
 use warpforge_isa::memmap::{GMEM_BASE, SMEM_BASE};
 use warpforge_isa::FaultCause;
 use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_seed};
@@ -595,6 +596,8 @@ struct Ports {
 impl Ports {
     fn new(m: &LoadedModel, lanes: usize) -> Ports {
         let one = |n: &str| m.port(n).unwrap_or_else(|e| panic!("port {n}: {e}"));
+        // The memory port bundle: `mem$field` in Verilog, `mem__024field` in Verilator's C++.
+        let mem = |field: &str| one(&mem_port_name(field).replace('$', "__024"));
         let per_lane = |n: &str| -> Vec<PortId> {
             (0..lanes)
                 .map(|l| {
@@ -620,14 +623,14 @@ impl Ports {
             in_data: per_lane("in_data"),
             in_smem_base: one("in_smem_base"),
             in_smem_size: one("in_smem_size"),
-            mem_req_valid: one("mem_req_valid"),
-            mem_req_ready: one("mem_req_ready"),
-            mem_req_write: one("mem_req_write"),
-            mem_req_addr: one("mem_req_addr"),
-            mem_req_size: one("mem_req_size"),
-            mem_req_data: one("mem_req_data"),
-            mem_resp_valid: one("mem_resp_valid"),
-            mem_resp_data: one("mem_resp_data"),
+            mem_req_valid: mem("req_valid"),
+            mem_req_ready: mem("req_ready"),
+            mem_req_write: mem("req_write"),
+            mem_req_addr: mem("req_addr"),
+            mem_req_size: mem("req_size"),
+            mem_req_data: mem("req_data"),
+            mem_resp_valid: mem("resp_valid"),
+            mem_resp_data: mem("resp_data"),
             out_valid: one("out_valid"),
             out_ready: one("out_ready"),
             out_tag: one("out_tag"),

@@ -1,6 +1,8 @@
 //! The top-level ports of `warpforge_top` (docs/microarch/sm.md, "Top-level ports"), resolved
 //! once per model, with their directions and widths checked against the spec.
 
+use warpforge_hdl::mem_port::{top_mem_port_name, MEM_PORT_FIELDS};
+
 use crate::verilator_model::{LoadedModel, PortDir, PortId};
 
 /// Ports of the control interface.
@@ -149,6 +151,29 @@ impl Resolver<'_> {
 }
 
 impl Resolver<'_> {
+    /// Field `field` of SM `s`'s memory port (`mem$s$field` in Verilog, `mem__024s__024field`
+    /// in Verilator's C++); its direction and width come from the interface's declaration.
+    fn mem(&mut self, s: usize, field: &str) -> PortId {
+        let name = top_mem_port_name(s, field);
+        let Some(f) = MEM_PORT_FIELDS.iter().find(|f| f.name == field) else {
+            self.problems
+                .push(format!("`{field}` is not a field of the memory port"));
+            return self.dummy;
+        };
+        let dir = if f.input {
+            PortDir::Input
+        } else {
+            PortDir::Output
+        };
+        for t in [name.replace('$', "__024"), name.clone()] {
+            if let Ok(p) = self.m.port(&t) {
+                return self.check(&name, p, dir, f.width);
+            }
+        }
+        self.problems.push(format!("no port `{name}`"));
+        self.dummy
+    }
+
     /// The lane values of SM `s`: per-lane 32-bit ports `name$(s*lanes+l)`, or one packed
     /// port `name$s` of at least `32 * lanes` bits (told apart by the width of the port).
     fn lanes(&mut self, name: &str, s: usize, sms: usize, lanes: usize) -> LanePorts {
@@ -221,17 +246,19 @@ impl TopPorts {
             cycle_count: r.one("cycle_count", O, 64),
         };
         let mut sm = Vec::with_capacity(sms);
+        // Set below, from the memory port's declaration.
+        let dummy = r.dummy;
         for s in 0..sms {
             let mut e = |name: &str, dir, width| r.elem(name, s, sms, dir, width);
             let p = SmPorts {
-                mem_req_valid: e("mem_req_valid", O, 1),
-                mem_req_ready: e("mem_req_ready", I, 1),
-                mem_req_write: e("mem_req_write", O, 1),
-                mem_req_addr: e("mem_req_addr", O, 32),
-                mem_req_size: e("mem_req_size", O, 2),
-                mem_req_data: e("mem_req_data", O, 32),
-                mem_resp_valid: e("mem_resp_valid", I, 1),
-                mem_resp_data: e("mem_resp_data", I, 32),
+                mem_req_valid: dummy,
+                mem_req_ready: dummy,
+                mem_req_write: dummy,
+                mem_req_addr: dummy,
+                mem_req_size: dummy,
+                mem_req_data: dummy,
+                mem_resp_valid: dummy,
+                mem_resp_data: dummy,
                 tr_issue_valid: e("tr_issue_valid", O, 1),
                 tr_issue_warp: e("tr_issue_warp", O, 8),
                 tr_issue_pc: e("tr_issue_pc", O, 32),
@@ -262,6 +289,15 @@ impl TopPorts {
             sm.push(p);
         }
         for (s, p) in sm.iter_mut().enumerate() {
+            let mut m = |field: &str| r.mem(s, field);
+            p.mem_req_valid = m("req_valid");
+            p.mem_req_ready = m("req_ready");
+            p.mem_req_write = m("req_write");
+            p.mem_req_addr = m("req_addr");
+            p.mem_req_size = m("req_size");
+            p.mem_req_data = m("req_data");
+            p.mem_resp_valid = m("resp_valid");
+            p.mem_resp_data = m("resp_data");
             p.tr_wb_data = r.lanes("tr_wb_data", s, sms, lanes);
             p.tr_st_addr = r.lanes("tr_st_addr", s, sms, lanes);
             p.tr_st_data = r.lanes("tr_st_data", s, sms, lanes);

@@ -22,6 +22,8 @@ use warpforge_config::GpuConfig;
 use warpforge_sim::scheduler::{Scheduler, SchedulerInputs};
 use warpforge_sim::{Fault, Gpu};
 
+use warpforge_hdl::mem_port::top_mem_port_name;
+
 use super::Launch;
 use crate::memory_model::MemRequest;
 
@@ -433,15 +435,15 @@ impl Script {
         ];
         let mut regs: Vec<String> = Vec::new();
         for s in 0..sms {
-            p("input wire", 1, format!("mem_req_ready${s}"));
-            p("input wire", 1, format!("mem_resp_valid${s}"));
-            p("input wire", 32, format!("mem_resp_data${s}"));
+            p("input wire", 1, sm_port("mem_req_ready", s));
+            p("input wire", 1, sm_port("mem_resp_valid", s));
+            p("input wire", 32, sm_port("mem_resp_data", s));
             for &(n, w) in &sm_out {
                 if n.starts_with("ctr_") {
-                    p("output wire", w, format!("{n}${s}"));
+                    p("output wire", w, sm_port(n, s));
                 } else {
-                    p("output reg", w, format!("{n}${s}"));
-                    regs.push(format!("{n}${s}"));
+                    p("output reg", w, sm_port(n, s));
+                    regs.push(sm_port(n, s));
                 }
             }
         }
@@ -529,7 +531,7 @@ impl Script {
             let mut body = String::new();
             for (s, o) in c.iter().enumerate() {
                 let mut set = |n: &str, val: String| {
-                    let _ = writeln!(body, "                    {n}${s} = {val};");
+                    let _ = writeln!(body, "                    {} = {val};", sm_port(n, s));
                 };
                 if let Some(r) = o.issue {
                     set("tr_issue_valid", "1'b1".into());
@@ -606,6 +608,15 @@ impl Script {
             "                default: ;\n            endcase\n        end\n    end\nendmodule\n",
         );
         v
+    }
+}
+
+/// The top-level name of SM `s`'s port `name`: `name$s`, and `mem$s$field` for the memory port's
+/// `mem_field` (its bundle, `warpforge_hdl::mem_port`).
+fn sm_port(name: &str, s: usize) -> String {
+    match name.strip_prefix("mem_") {
+        Some(field) => top_mem_port_name(s, field),
+        None => format!("{name}${s}"),
     }
 }
 
