@@ -15,6 +15,7 @@ pub mod alu;
 pub mod branch_unit;
 pub mod decode;
 pub mod divider;
+pub mod fault_capture;
 pub mod fetch;
 pub mod load_store_unit;
 pub mod mem_port;

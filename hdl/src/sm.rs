@@ -17,6 +17,7 @@ use crate::decode::{
     Decoder, HeadFields, STEP_LANE, STEP_STACK, UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL,
 };
 use crate::divider::Divider;
+use crate::fault_capture::FaultCapture;
 use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
 use crate::mem_port::MemPort;
@@ -126,6 +127,7 @@ pub struct Sm<const L: usize> {
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
     ctrs: PerfCounters,
+    faults: FaultCapture,
     stack: SimtStack<L>,
     pack_wb: WordPack<32, 1024>,
     pack_st_addr: WordPack<32, 1024>,
@@ -194,12 +196,6 @@ pub struct Sm<const L: usize> {
     lr_valid: DFF<Bit>,
     lr_warp: DFF<Bits<6>>,
     // ---- fault and counters
-    f_valid: DFF<Bit>,
-    f_warp: DFF<Bits<6>>,
-    f_pc: DFF<Bits<32>>,
-    f_cause: DFF<Bits<4>>,
-    f_lane: DFF<Bits<8>>,
-    f_addr: DFF<Bits<32>>,
 
     // ---- combinational
     halted: Signal<Local, Bit>,
@@ -462,6 +458,7 @@ impl<const L: usize> Sm<L> {
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
             ctrs: PerfCounters::new(cfg.rf_banks as usize),
+            faults: FaultCapture::default(),
             stack: SimtStack::from_config(cfg),
             pack_wb: WordPack::new(L),
             pack_st_addr: WordPack::new(L),
@@ -521,12 +518,6 @@ impl<const L: usize> Sm<L> {
             l_slot: Default::default(),
             lr_valid: Default::default(),
             lr_warp: Default::default(),
-            f_valid: Default::default(),
-            f_warp: Default::default(),
-            f_pc: Default::default(),
-            f_cause: Default::default(),
-            f_lane: Default::default(),
-            f_addr: Default::default(),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
@@ -717,12 +708,6 @@ impl<const L: usize> Logic for Sm<L> {
         self.l_slot.clock.next = self.clock.val();
         self.lr_valid.clock.next = self.clock.val();
         self.lr_warp.clock.next = self.clock.val();
-        self.f_valid.clock.next = self.clock.val();
-        self.f_warp.clock.next = self.clock.val();
-        self.f_pc.clock.next = self.clock.val();
-        self.f_cause.clock.next = self.clock.val();
-        self.f_lane.clock.next = self.clock.val();
-        self.f_addr.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -740,9 +725,11 @@ impl<const L: usize> Logic for Sm<L> {
         self.ctrs.clock.next = self.clock.val();
         self.ctrs.reset.next = self.reset.val();
 
-        self.halted.next = self.f_valid.q.val() | self.halt.val();
+        self.faults.clock.next = self.clock.val();
+        self.faults.reset.next = self.reset.val();
+        self.halted.next = self.faults.valid.val() | self.halt.val();
         self.pk_gw.d[0].next = self.sched.grant_warp.val();
-        self.pk_fw8.d[0].next = self.f_warp.q.val();
+        self.pk_fw8.d[0].next = self.faults.warp.val();
 
         for nl in self._lanes..(self._lanes + 1) {
             for nw2 in self._warps..(self._warps + 1) {
@@ -1501,64 +1488,49 @@ impl<const L: usize> Logic for Sm<L> {
                         | (self.l_state.q.val() != self.k_l_idle.val())
                         | (self.res_cnt.val() != self.k_zero16.val());
 
-                    // ---------------- faults: the first one is kept (same cycle: LSU, branch unit, issue)
+                    // ---------------- faults into the capture (hdl/src/fault_capture.rs)
                     self.f_lsu_pc.next = self.k_zero32.val();
                     for t in 0..self._tags {
                         if self.lsu.fault_tag.val() == self.k_tag[t].val() {
                             self.f_lsu_pc.next = self.t_pc.q[t].val();
                         }
                     }
-                    self.f_valid.d.next = self.f_valid.q.val();
-                    self.f_warp.d.next = self.f_warp.q.val();
-                    self.f_pc.d.next = self.f_pc.q.val();
-                    self.f_cause.d.next = self.f_cause.q.val();
-                    self.f_lane.d.next = self.f_lane.q.val();
-                    self.f_addr.d.next = self.f_addr.q.val();
-                    if !self.f_valid.q.val() {
-                        if self.gv.val() & self.i_fault.val() {
-                            self.f_valid.d.next = true;
-                            self.f_warp.d.next = self.g.val();
-                            self.f_pc.d.next = self.i_pc.val();
-                            self.f_lane.d.next = self.k_no_lane.val();
-                            self.f_addr.d.next = self.k_zero32.val();
-                            self.f_cause.d.next = self.k_cause_ill.val();
-                            if self.dec_i.is_ecall.val() {
-                                self.f_cause.d.next = self.k_cause_ecall.val();
-                            }
-                            if self.dec_i.is_ebreak.val() {
-                                self.f_cause.d.next = self.k_cause_bkpt.val();
-                            }
-                            if self.i_fetch_fault.val() {
-                                self.f_cause.d.next = self.k_cause_oorf.val();
-                                self.f_addr.d.next = self.i_pc.val();
-                            }
-                        }
-                        if self.bu.fault_valid.val() {
-                            self.f_valid.d.next = true;
-                            self.f_warp.d.next = self.bu.fault_warp.val();
-                            self.f_pc.d.next = self.bu.fault_pc.val();
-                            self.f_cause.d.next = self.bu.fault_cause.val();
-                            self.f_lane.d.next = self.bu.fault_lane.val();
-                            self.f_addr.d.next = self.bu.fault_addr.val();
-                        }
-                        if self.lsu.fault_valid.val() {
-                            self.f_valid.d.next = true;
-                            self.f_warp.d.next = self.lsu.fault_warp.val();
-                            self.f_pc.d.next = self.f_lsu_pc.val();
-                            self.f_cause.d.next = self.lsu.fault_cause.val();
-                            self.f_lane.d.next = self.lsu.fault_lane.val();
-                            self.f_addr.d.next = self.lsu.fault_addr.val();
-                        }
+                    // Issue: an illegal instruction, ecall, ebreak or a fetch beyond instruction
+                    // memory (the last wins, as the cause of the head instruction).
+                    self.faults.issue.valid.next = self.gv.val() & self.i_fault.val();
+                    self.faults.issue.warp.next = self.g.val();
+                    self.faults.issue.pc.next = self.i_pc.val();
+                    self.faults.issue.lane.next = self.k_no_lane.val();
+                    self.faults.issue.addr.next = self.k_zero32.val();
+                    self.faults.issue.cause.next = self.k_cause_ill.val();
+                    if self.dec_i.is_ecall.val() {
+                        self.faults.issue.cause.next = self.k_cause_ecall.val();
                     }
-                    if self.reset.val() {
-                        self.f_valid.d.next = false;
+                    if self.dec_i.is_ebreak.val() {
+                        self.faults.issue.cause.next = self.k_cause_bkpt.val();
                     }
-                    self.fault.next = self.f_valid.q.val();
+                    if self.i_fetch_fault.val() {
+                        self.faults.issue.cause.next = self.k_cause_oorf.val();
+                        self.faults.issue.addr.next = self.i_pc.val();
+                    }
+                    self.faults.branch.valid.next = self.bu.fault_valid.val();
+                    self.faults.branch.warp.next = self.bu.fault_warp.val();
+                    self.faults.branch.pc.next = self.bu.fault_pc.val();
+                    self.faults.branch.cause.next = self.bu.fault_cause.val();
+                    self.faults.branch.lane.next = self.bu.fault_lane.val();
+                    self.faults.branch.addr.next = self.bu.fault_addr.val();
+                    self.faults.lsu.valid.next = self.lsu.fault_valid.val();
+                    self.faults.lsu.warp.next = self.lsu.fault_warp.val();
+                    self.faults.lsu.pc.next = self.f_lsu_pc.val();
+                    self.faults.lsu.cause.next = self.lsu.fault_cause.val();
+                    self.faults.lsu.lane.next = self.lsu.fault_lane.val();
+                    self.faults.lsu.addr.next = self.lsu.fault_addr.val();
+                    self.fault.next = self.faults.valid.val();
                     self.fault_warp.next = self.pk_fw8.q.val();
-                    self.fault_pc.next = self.f_pc.q.val();
-                    self.fault_cause.next = self.f_cause.q.val();
-                    self.fault_lane.next = self.f_lane.q.val();
-                    self.fault_addr.next = self.f_addr.q.val();
+                    self.fault_pc.next = self.faults.pc.val();
+                    self.fault_cause.next = self.faults.cause.val();
+                    self.fault_lane.next = self.faults.lane.val();
+                    self.fault_addr.next = self.faults.addr.val();
 
                     // ---------------- outputs of sub-blocks this SM does not use
                     self.u1.d[0].next = self.dec_i.is_load.val();
