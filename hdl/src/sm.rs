@@ -27,6 +27,7 @@ use crate::perf_counters::PerfCounters;
 use crate::scheduler::Scheduler;
 use crate::scoreboard::{RegVec, Scoreboard};
 use crate::simt_stack::{SimtStack, OP_NOP, OP_RESET};
+use crate::tag_table::TagTable;
 use crate::top::InjectedFault;
 use crate::{BitPack, Unused, WordPack};
 
@@ -127,6 +128,7 @@ pub struct Sm<const L: usize> {
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
     ctrs: PerfCounters,
+    tags: TagTable<L>,
     faults: FaultCapture,
     stack: SimtStack<L>,
     pack_wb: WordPack<32, 1024>,
@@ -173,16 +175,6 @@ pub struct Sm<const L: usize> {
     c_valid: RegVec<Bit>,
     c_launching: RegVec<Bit>,
     c_base: RegVec<Bits<32>>,
-    // ---- tag table
-    t_valid: RegVec<Bit>,
-    t_warp: RegVec<Bits<6>>,
-    t_pc: RegVec<Bits<32>>,
-    t_instr: RegVec<Bits<32>>,
-    t_recon: RegVec<Bits<32>>,
-    t_csr: RegVec<Bits<32>>,
-    t_mask: RegVec<Bits<L>>,
-    t_ends: RegVec<Bit>,
-    t_rd: RegVec<Bits<5>>,
     /// Writeback slots: `slot[k]` = a fixed-latency result arrives `k` cycles from now.
     slot: RegVec<Bit>,
     // ---- CTA launch
@@ -202,7 +194,6 @@ pub struct Sm<const L: usize> {
     w_busy: Vec<Signal<Local, Bit>>,
     w_live: Vec<Signal<Local, Bit>>,
     ready: Vec<Signal<Local, Bit>>,
-    tag_seen: Vec<Signal<Local, Bit>>,
     tag_free: Signal<Local, Bit>,
     n_tag: Signal<Local, Bits<8>>,
     g: Signal<Local, Bits<6>>,
@@ -458,6 +449,7 @@ impl<const L: usize> Sm<L> {
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
             ctrs: PerfCounters::new(cfg.rf_banks as usize),
+            tags: TagTable::new(tags, w),
             faults: FaultCapture::default(),
             stack: SimtStack::from_config(cfg),
             pack_wb: WordPack::new(L),
@@ -499,15 +491,6 @@ impl<const L: usize> Sm<L> {
             c_valid: RegVec::new(w),
             c_launching: RegVec::new(w),
             c_base: RegVec::new(w),
-            t_valid: RegVec::new(tags),
-            t_warp: RegVec::new(tags),
-            t_pc: RegVec::new(tags),
-            t_instr: RegVec::new(tags),
-            t_recon: RegVec::new(tags),
-            t_csr: RegVec::new(tags),
-            t_mask: RegVec::new(tags),
-            t_ends: RegVec::new(tags),
-            t_rd: RegVec::new(tags),
             slot: RegVec::new(slots),
             l_state: Default::default(),
             l_cta: Default::default(),
@@ -522,7 +505,6 @@ impl<const L: usize> Sm<L> {
             w_busy: sigs(w),
             w_live: sigs(w),
             ready: sigs(w),
-            tag_seen: sigs(tags + 1),
             tag_free: Default::default(),
             n_tag: Default::default(),
             g: Default::default(),
@@ -689,15 +671,6 @@ impl<const L: usize> Logic for Sm<L> {
         self.c_valid.clock.next = self.clock.val();
         self.c_launching.clock.next = self.clock.val();
         self.c_base.clock.next = self.clock.val();
-        self.t_valid.clock.next = self.clock.val();
-        self.t_warp.clock.next = self.clock.val();
-        self.t_pc.clock.next = self.clock.val();
-        self.t_instr.clock.next = self.clock.val();
-        self.t_recon.clock.next = self.clock.val();
-        self.t_csr.clock.next = self.clock.val();
-        self.t_mask.clock.next = self.clock.val();
-        self.t_ends.clock.next = self.clock.val();
-        self.t_rd.clock.next = self.clock.val();
         self.slot.clock.next = self.clock.val();
         self.l_state.clock.next = self.clock.val();
         self.l_cta.clock.next = self.clock.val();
@@ -726,6 +699,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.ctrs.reset.next = self.reset.val();
 
         self.faults.clock.next = self.clock.val();
+        self.tags.clock.next = self.clock.val();
+        self.tags.reset.next = self.reset.val();
         self.faults.reset.next = self.reset.val();
         self.halted.next = self.faults.valid.val() | self.halt.val();
         self.pk_gw.d[0].next = self.sched.grant_warp.val();
@@ -734,31 +709,12 @@ impl<const L: usize> Logic for Sm<L> {
         for nl in self._lanes..(self._lanes + 1) {
             for nw2 in self._warps..(self._warps + 1) {
                 for nb in self._banks..(self._banks + 1) {
-                    // ---------------- tags held per warp, lowest free tag
+                    // ---------------- tags held per warp, lowest free tag (hdl/src/tag_table.rs)
                     for w in 0..self._warps {
-                        self.w_busy[w].next = false;
+                        self.w_busy[w].next = self.tags.busy[w].val();
                     }
-                    for t in 0..self._tags {
-                        for w in 0..self._warps {
-                            if self.t_valid.q[t].val()
-                                & (self.t_warp.q[t].val() == self.k_wid[w].val())
-                            {
-                                self.w_busy[w].next = true;
-                            }
-                        }
-                    }
-                    self.tag_seen[0].next = false;
-                    self.n_tag.next = self.k_zero8.val();
-                    for t in 0..self._tags {
-                        self.tag_seen[t + 1].next =
-                            self.tag_seen[t].val() | !self.t_valid.q[t].val();
-                        if !self.t_valid.q[t].val() & !self.tag_seen[t].val() {
-                            self.n_tag.next = self.k_tag[t].val();
-                        }
-                    }
-                    for nt in self._tags..(self._tags + 1) {
-                        self.tag_free.next = self.tag_seen[nt].val();
-                    }
+                    self.n_tag.next = self.tags.free_tag.val();
+                    self.tag_free.next = self.tags.any_free.val();
                     self.pk_tag16.d[0].next = self.n_tag.val();
 
                     // ---------------- CTA launch
@@ -994,22 +950,13 @@ impl<const L: usize> Logic for Sm<L> {
 
                     // ---------------- dispatch
                     self.td.next = self.oc.disp_payload.val().get_bits::<8>(0);
-                    self.d_pc.next = self.k_zero32.val();
-                    self.d_instr.next = self.k_zero32.val();
-                    self.d_recon.next = self.k_zero32.val();
-                    self.d_csr.next = self.k_zero32.val();
-                    self.d_mask.next = self.k_zero_mask.val();
-                    self.d_ends.next = false;
-                    for t in 0..self._tags {
-                        if self.td.val() == self.k_tag[t].val() {
-                            self.d_pc.next = self.t_pc.q[t].val();
-                            self.d_instr.next = self.t_instr.q[t].val();
-                            self.d_recon.next = self.t_recon.q[t].val();
-                            self.d_csr.next = self.t_csr.q[t].val();
-                            self.d_mask.next = self.t_mask.q[t].val();
-                            self.d_ends.next = self.t_ends.q[t].val();
-                        }
-                    }
+                    self.tags.disp_tag.next = self.td.val();
+                    self.d_pc.next = self.tags.disp_pc.val();
+                    self.d_instr.next = self.tags.disp_instr.val();
+                    self.d_recon.next = self.tags.disp_recon.val();
+                    self.d_csr.next = self.tags.disp_csr.val();
+                    self.d_mask.next = self.tags.disp_mask.val();
+                    self.d_ends.next = self.tags.disp_ends.val();
                     self.dec_d.word.next = self.d_instr.val();
                     self.d_cta.next = self.l_slot.q.val();
                     for w in 0..self._warps {
@@ -1199,16 +1146,10 @@ impl<const L: usize> Logic for Sm<L> {
                     if self.fx_valid.val() {
                         self.wb_tag.next = self.fx_tag.val();
                     }
-                    self.wb_warp.next = self.k_wid[0].val();
-                    self.wb_rd.next = self.k_zero5.val();
-                    self.wb_instr.next = self.k_zero32.val();
-                    for t in 0..self._tags {
-                        if self.wb_tag.val() == self.k_tag[t].val() {
-                            self.wb_warp.next = self.t_warp.q[t].val();
-                            self.wb_rd.next = self.t_rd.q[t].val();
-                            self.wb_instr.next = self.t_instr.q[t].val();
-                        }
-                    }
+                    self.tags.wb_tag.next = self.wb_tag.val();
+                    self.wb_warp.next = self.tags.wb_warp.val();
+                    self.wb_rd.next = self.tags.wb_rd.val();
+                    self.wb_instr.next = self.tags.wb_instr.val();
                     self.wb_mask32.next = self.pk_wbm.q.val();
                     self.st_mask32.next = self.pk_stm.q.val();
                     self.tr_wb_data.next = self.pack_wb.q.val();
@@ -1268,43 +1209,22 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tr_st_size.next = self.lsu.out_size.val();
                     self.tr_st_mask.next = self.st_mask32.val();
 
-                    // ---------------- tag table
-                    for t in 0..self._tags {
-                        self.t_valid.d[t].next = self.t_valid.q[t].val();
-                        self.t_warp.d[t].next = self.t_warp.q[t].val();
-                        self.t_pc.d[t].next = self.t_pc.q[t].val();
-                        self.t_instr.d[t].next = self.t_instr.q[t].val();
-                        self.t_recon.d[t].next = self.t_recon.q[t].val();
-                        self.t_csr.d[t].next = self.t_csr.q[t].val();
-                        self.t_mask.d[t].next = self.t_mask.q[t].val();
-                        self.t_ends.d[t].next = self.t_ends.q[t].val();
-                        self.t_rd.d[t].next = self.t_rd.q[t].val();
-                        if (self.d_done.val() & (self.td.val() == self.k_tag[t].val()))
-                            | (self.wb_valid.val() & (self.wb_tag.val() == self.k_tag[t].val()))
-                            | (self.lsu_done.val()
-                                & self.lsu.out_store.val()
-                                & (self.lsu.out_tag.val() == self.k_tag[t].val()))
-                        {
-                            self.t_valid.d[t].next = false;
-                        }
-                        if self.gv.val()
-                            & !self.i_fault.val()
-                            & (self.n_tag.val() == self.k_tag[t].val())
-                        {
-                            self.t_valid.d[t].next = true;
-                            self.t_warp.d[t].next = self.g.val();
-                            self.t_pc.d[t].next = self.i_pc.val();
-                            self.t_instr.d[t].next = self.i_word.val();
-                            self.t_recon.d[t].next = self.i_recon.val();
-                            self.t_csr.d[t].next = self.i_csr.val();
-                            self.t_mask.d[t].next = self.i_mask.val();
-                            self.t_ends.d[t].next = self.i_ends.val();
-                            self.t_rd.d[t].next = self.dec_i.rd.val();
-                        }
-                        if self.reset.val() {
-                            self.t_valid.d[t].next = false;
-                        }
-                    }
+                    // ---------------- tag table: release, allocation
+                    self.tags.rel_valid[0].next = self.d_done.val();
+                    self.tags.rel_tag[0].next = self.td.val();
+                    self.tags.rel_valid[1].next = self.wb_valid.val();
+                    self.tags.rel_tag[1].next = self.wb_tag.val();
+                    self.tags.rel_valid[2].next = self.lsu_done.val() & self.lsu.out_store.val();
+                    self.tags.rel_tag[2].next = self.lsu.out_tag.val();
+                    self.tags.alloc_valid.next = self.gv.val() & !self.i_fault.val();
+                    self.tags.alloc_warp.next = self.g.val();
+                    self.tags.alloc_pc.next = self.i_pc.val();
+                    self.tags.alloc_instr.next = self.i_word.val();
+                    self.tags.alloc_recon.next = self.i_recon.val();
+                    self.tags.alloc_csr.next = self.i_csr.val();
+                    self.tags.alloc_mask.next = self.i_mask.val();
+                    self.tags.alloc_ends.next = self.i_ends.val();
+                    self.tags.alloc_rd.next = self.dec_i.rd.val();
 
                     // ---------------- SIMT stack: branch unit first, CTA launch when it is idle
                     self.stack.cmd_op.next = self.bu.cmd_op.val();
@@ -1489,12 +1409,8 @@ impl<const L: usize> Logic for Sm<L> {
                         | (self.res_cnt.val() != self.k_zero16.val());
 
                     // ---------------- faults into the capture (hdl/src/fault_capture.rs)
-                    self.f_lsu_pc.next = self.k_zero32.val();
-                    for t in 0..self._tags {
-                        if self.lsu.fault_tag.val() == self.k_tag[t].val() {
-                            self.f_lsu_pc.next = self.t_pc.q[t].val();
-                        }
-                    }
+                    self.tags.fault_tag.next = self.lsu.fault_tag.val();
+                    self.f_lsu_pc.next = self.tags.fault_pc.val();
                     // Issue: an illegal instruction, ecall, ebreak or a fetch beyond instruction
                     // memory (the last wins, as the cause of the head instruction).
                     self.faults.issue.valid.next = self.gv.val() & self.i_fault.val();

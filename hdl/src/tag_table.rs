@@ -1,0 +1,262 @@
+//! Tag table of one SM (docs/microarch/sm.md, "Tags"): every issued instruction holds a tag
+//! until it completes; the entry keeps what later stages need and the issue record already
+//! carried (warp, PC, instruction word, reconvergence sidecar, CSR value, lane mask, "ends the
+//! warp", destination register).
+//!
+//! * `free_tag` is the lowest tag whose entry is free in the registered state (0 when none is),
+//!   `any_free` says whether there is one. `busy[w]`: some valid entry belongs to warp `w`.
+//! * Allocation: with `alloc_valid`, entry `free_tag` takes the `alloc_*` fields at the edge
+//!   (the caller allocates only while `any_free`).
+//! * Release: `rel_valid[p]` frees entry `rel_tag[p]` at the edge (three ports: the operand
+//!   collector's dispatch of an instruction with no writeback, the writeback, the LSU's store
+//!   completion). An allocation of the same entry in the same cycle wins.
+//! * Reads (combinational, from the registered entries, 0 for a tag outside the table): the
+//!   dispatch port (`disp_tag`), the writeback port (`wb_tag`) and the fault port (`fault_tag`).
+//! * `reset` (synchronous) frees every entry.
+
+use rust_hdl::prelude::*;
+
+use crate::scoreboard::{RegVec, WARP_BITS};
+
+/// Width of a tag on the ports.
+pub const TAG_BITS: usize = 8;
+
+/// Release ports.
+pub const RELEASE_PORTS: usize = 3;
+
+/// The tag table of an SM of `L` lanes.
+#[derive(LogicBlock)]
+pub struct TagTable<const L: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub free_tag: Signal<Out, Bits<TAG_BITS>>,
+    pub any_free: Signal<Out, Bit>,
+    pub busy: Vec<Signal<Out, Bit>>,
+    pub alloc_valid: Signal<In, Bit>,
+    pub alloc_warp: Signal<In, Bits<WARP_BITS>>,
+    pub alloc_pc: Signal<In, Bits<32>>,
+    pub alloc_instr: Signal<In, Bits<32>>,
+    pub alloc_recon: Signal<In, Bits<32>>,
+    pub alloc_csr: Signal<In, Bits<32>>,
+    pub alloc_mask: Signal<In, Bits<L>>,
+    pub alloc_ends: Signal<In, Bit>,
+    pub alloc_rd: Signal<In, Bits<5>>,
+    pub rel_valid: Vec<Signal<In, Bit>>,
+    pub rel_tag: Vec<Signal<In, Bits<TAG_BITS>>>,
+    pub disp_tag: Signal<In, Bits<TAG_BITS>>,
+    pub disp_pc: Signal<Out, Bits<32>>,
+    pub disp_instr: Signal<Out, Bits<32>>,
+    pub disp_recon: Signal<Out, Bits<32>>,
+    pub disp_csr: Signal<Out, Bits<32>>,
+    pub disp_mask: Signal<Out, Bits<L>>,
+    pub disp_ends: Signal<Out, Bit>,
+    pub wb_tag: Signal<In, Bits<TAG_BITS>>,
+    pub wb_warp: Signal<Out, Bits<WARP_BITS>>,
+    pub wb_rd: Signal<Out, Bits<5>>,
+    pub wb_instr: Signal<Out, Bits<32>>,
+    pub fault_tag: Signal<In, Bits<TAG_BITS>>,
+    pub fault_pc: Signal<Out, Bits<32>>,
+    t_valid: RegVec<Bit>,
+    t_warp: RegVec<Bits<WARP_BITS>>,
+    t_pc: RegVec<Bits<32>>,
+    t_instr: RegVec<Bits<32>>,
+    t_recon: RegVec<Bits<32>>,
+    t_csr: RegVec<Bits<32>>,
+    t_mask: RegVec<Bits<L>>,
+    t_ends: RegVec<Bit>,
+    t_rd: RegVec<Bits<5>>,
+    /// `seen[t]`: some entry below `t` is free.
+    seen: Vec<Signal<Local, Bit>>,
+    k_tag: Vec<Constant<Bits<TAG_BITS>>>,
+    k_wid: Vec<Constant<Bits<WARP_BITS>>>,
+    k_zero_tag: Constant<Bits<TAG_BITS>>,
+    k_zero32: Constant<Bits<32>>,
+    k_zero_mask: Constant<Bits<L>>,
+    k_zero_warp: Constant<Bits<WARP_BITS>>,
+    k_zero5: Constant<Bits<5>>,
+    _tags: usize,
+    _warps: usize,
+}
+
+fn sigs<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+impl<const L: usize> TagTable<L> {
+    /// A table of `tags` entries for `warps` warps.
+    pub fn new(tags: usize, warps: usize) -> Self {
+        assert!(
+            (1..1 << TAG_BITS).contains(&tags),
+            "{tags} tags: 1 to {}",
+            (1 << TAG_BITS) - 1
+        );
+        assert!((1..=1 << WARP_BITS).contains(&warps), "{warps} warps");
+        TagTable {
+            clock: Default::default(),
+            reset: Default::default(),
+            free_tag: Default::default(),
+            any_free: Default::default(),
+            busy: sigs(warps),
+            alloc_valid: Default::default(),
+            alloc_warp: Default::default(),
+            alloc_pc: Default::default(),
+            alloc_instr: Default::default(),
+            alloc_recon: Default::default(),
+            alloc_csr: Default::default(),
+            alloc_mask: Default::default(),
+            alloc_ends: Default::default(),
+            alloc_rd: Default::default(),
+            rel_valid: sigs(RELEASE_PORTS),
+            rel_tag: sigs(RELEASE_PORTS),
+            disp_tag: Default::default(),
+            disp_pc: Default::default(),
+            disp_instr: Default::default(),
+            disp_recon: Default::default(),
+            disp_csr: Default::default(),
+            disp_mask: Default::default(),
+            disp_ends: Default::default(),
+            wb_tag: Default::default(),
+            wb_warp: Default::default(),
+            wb_rd: Default::default(),
+            wb_instr: Default::default(),
+            fault_tag: Default::default(),
+            fault_pc: Default::default(),
+            t_valid: RegVec::new(tags),
+            t_warp: RegVec::new(tags),
+            t_pc: RegVec::new(tags),
+            t_instr: RegVec::new(tags),
+            t_recon: RegVec::new(tags),
+            t_csr: RegVec::new(tags),
+            t_mask: RegVec::new(tags),
+            t_ends: RegVec::new(tags),
+            t_rd: RegVec::new(tags),
+            seen: sigs(tags + 1),
+            k_tag: (0..tags)
+                .map(|t| Constant::new((t as u64).into()))
+                .collect(),
+            k_wid: (0..warps)
+                .map(|w| Constant::new((w as u64).into()))
+                .collect(),
+            k_zero_tag: Constant::new(0u64.into()),
+            k_zero32: Constant::new(0u64.into()),
+            k_zero_mask: Constant::new(0u64.into()),
+            k_zero_warp: Constant::new(0u64.into()),
+            k_zero5: Constant::new(0u64.into()),
+            _tags: tags,
+            _warps: warps,
+        }
+    }
+}
+
+impl<const L: usize> Logic for TagTable<L> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.t_valid.clock.next = self.clock.val();
+        self.t_warp.clock.next = self.clock.val();
+        self.t_pc.clock.next = self.clock.val();
+        self.t_instr.clock.next = self.clock.val();
+        self.t_recon.clock.next = self.clock.val();
+        self.t_csr.clock.next = self.clock.val();
+        self.t_mask.clock.next = self.clock.val();
+        self.t_ends.clock.next = self.clock.val();
+        self.t_rd.clock.next = self.clock.val();
+
+        // Warps holding tags; the lowest free tag.
+        for w in 0..self._warps {
+            self.busy[w].next = false;
+        }
+        for t in 0..self._tags {
+            for w in 0..self._warps {
+                if self.t_valid.q[t].val() & (self.t_warp.q[t].val() == self.k_wid[w].val()) {
+                    self.busy[w].next = true;
+                }
+            }
+        }
+        self.seen[0].next = false;
+        self.free_tag.next = self.k_zero_tag.val();
+        for t in 0..self._tags {
+            self.seen[t + 1].next = self.seen[t].val() | !self.t_valid.q[t].val();
+            if !self.t_valid.q[t].val() & !self.seen[t].val() {
+                self.free_tag.next = self.k_tag[t].val();
+            }
+        }
+        for nt in self._tags..(self._tags + 1) {
+            self.any_free.next = self.seen[nt].val();
+        }
+
+        // Reads.
+        self.disp_pc.next = self.k_zero32.val();
+        self.disp_instr.next = self.k_zero32.val();
+        self.disp_recon.next = self.k_zero32.val();
+        self.disp_csr.next = self.k_zero32.val();
+        self.disp_mask.next = self.k_zero_mask.val();
+        self.disp_ends.next = false;
+        self.wb_warp.next = self.k_zero_warp.val();
+        self.wb_rd.next = self.k_zero5.val();
+        self.wb_instr.next = self.k_zero32.val();
+        self.fault_pc.next = self.k_zero32.val();
+        for t in 0..self._tags {
+            if self.disp_tag.val() == self.k_tag[t].val() {
+                self.disp_pc.next = self.t_pc.q[t].val();
+                self.disp_instr.next = self.t_instr.q[t].val();
+                self.disp_recon.next = self.t_recon.q[t].val();
+                self.disp_csr.next = self.t_csr.q[t].val();
+                self.disp_mask.next = self.t_mask.q[t].val();
+                self.disp_ends.next = self.t_ends.q[t].val();
+            }
+            if self.wb_tag.val() == self.k_tag[t].val() {
+                self.wb_warp.next = self.t_warp.q[t].val();
+                self.wb_rd.next = self.t_rd.q[t].val();
+                self.wb_instr.next = self.t_instr.q[t].val();
+            }
+            if self.fault_tag.val() == self.k_tag[t].val() {
+                self.fault_pc.next = self.t_pc.q[t].val();
+            }
+        }
+
+        // Release, allocation, reset.
+        for t in 0..self._tags {
+            self.t_valid.d[t].next = self.t_valid.q[t].val();
+            self.t_warp.d[t].next = self.t_warp.q[t].val();
+            self.t_pc.d[t].next = self.t_pc.q[t].val();
+            self.t_instr.d[t].next = self.t_instr.q[t].val();
+            self.t_recon.d[t].next = self.t_recon.q[t].val();
+            self.t_csr.d[t].next = self.t_csr.q[t].val();
+            self.t_mask.d[t].next = self.t_mask.q[t].val();
+            self.t_ends.d[t].next = self.t_ends.q[t].val();
+            self.t_rd.d[t].next = self.t_rd.q[t].val();
+            for p in 0..RELEASE_PORTS {
+                if self.rel_valid[p].val() & (self.rel_tag[p].val() == self.k_tag[t].val()) {
+                    self.t_valid.d[t].next = false;
+                }
+            }
+            if self.alloc_valid.val() & (self.free_tag.val() == self.k_tag[t].val()) {
+                self.t_valid.d[t].next = true;
+                self.t_warp.d[t].next = self.alloc_warp.val();
+                self.t_pc.d[t].next = self.alloc_pc.val();
+                self.t_instr.d[t].next = self.alloc_instr.val();
+                self.t_recon.d[t].next = self.alloc_recon.val();
+                self.t_csr.d[t].next = self.alloc_csr.val();
+                self.t_mask.d[t].next = self.alloc_mask.val();
+                self.t_ends.d[t].next = self.alloc_ends.val();
+                self.t_rd.d[t].next = self.alloc_rd.val();
+            }
+            if self.reset.val() {
+                self.t_valid.d[t].next = false;
+            }
+        }
+    }
+}
+
+/// Verilog of a table of `tags` entries for `warps` warps of `L` lanes, top module `name`.
+pub fn tag_table_verilog<const L: usize>(
+    tags: usize,
+    warps: usize,
+    name: &str,
+) -> Result<String, crate::HdlError> {
+    let mut uut = TagTable::<L>::new(tags, warps);
+    Ok(crate::rename_top(
+        &crate::verilog_of("tag_table", &mut uut)?,
+        name,
+    ))
+}
