@@ -110,9 +110,9 @@ fn run(tags: usize, warps: usize, seed: u64) {
 
         assert_eq!(m.get(any_free) != 0, free.is_some(), "{ctx}: any_free");
         assert_eq!(m.get(free_tag), free.unwrap_or(0) as u64, "{ctx}: free_tag");
-        for w in 0..warps {
+        for (w, &b) in busy.iter().enumerate() {
             let want = table.iter().flatten().any(|e| e.warp == w as u64);
-            assert_eq!(m.get(busy[w]) != 0, want, "{ctx}: busy[{w}]");
+            assert_eq!(m.get(b) != 0, want, "{ctx}: busy[{w}]");
         }
         let entry = |t: u64| -> Entry {
             table
