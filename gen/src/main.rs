@@ -1241,7 +1241,8 @@ fn synth_cmd(args: SynthArgs) -> Result<ExitCode> {
         cache_dir: (!args.no_cache).then(synth::default_cache_dir),
         heartbeat: std::time::Duration::from_secs(60),
     };
-    // The tools first: a missing one is reported before the Verilog is generated.
+    // Options and tools first: a missing tool is reported before the Verilog is generated.
+    flow.check()?;
     synth::tool_versions(&flow)?;
     let design = synth::Design::of_config(&cfg)
         .with_context(|| format!("generating the Verilog of `{}`", cfg.name))?;

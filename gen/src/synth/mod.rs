@@ -29,7 +29,7 @@ use wrapper::OOC_NAME;
 /// Instance name of the wrapped design inside the wrapper.
 pub const DUT: &str = "dut";
 /// Version of the report's JSON layout (part of the cache key).
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 
 /// An FPGA the flow targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +149,22 @@ pub struct Flow {
     pub cache_dir: Option<PathBuf>,
     /// Progress lines every this often while a tool runs.
     pub heartbeat: Duration,
+}
+
+impl Flow {
+    /// The options make sense (before any work).
+    pub fn check(&self) -> Result<()> {
+        if !(self.freq_mhz.is_finite() && self.freq_mhz > 0.0) {
+            bail!(
+                "--freq {}: give the clock constraint in MHz, e.g. --freq 100",
+                self.freq_mhz
+            );
+        }
+        if self.threads == 0 {
+            bail!("--jobs 0: give the number of nextpnr threads, e.g. --jobs 1");
+        }
+        Ok(())
+    }
 }
 
 /// The default cache: `<workspace>/target/synth-cache` (`WARPFORGE_SYNTH_CACHE` moves it).
@@ -408,15 +424,7 @@ pub fn cache_key(
 
 /// Run the flow on `design` (or take its report from the cache).
 pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Result<Outcome> {
-    if !(flow.freq_mhz.is_finite() && flow.freq_mhz > 0.0) {
-        bail!(
-            "--freq {}: give the clock constraint in MHz, e.g. --freq 100",
-            flow.freq_mhz
-        );
-    }
-    if flow.threads == 0 {
-        bail!("--jobs 0: give the number of nextpnr threads, e.g. --jobs 1");
-    }
+    flow.check()?;
     let tools = tool_versions(flow)?;
     let device = flow.target.device();
     let Prepared {
@@ -455,6 +463,29 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
         let p = dir.join(name);
         std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))
     };
+    // An earlier run in this directory with the same inputs and tools (only the report's
+    // layout, `schema`, may differ): its tool outputs are read again instead of rerunning.
+    let without_schema = |t: &str| {
+        t.lines()
+            .filter(|l| !l.starts_with("schema "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // Not with the cache off (`--no-cache`: the tools run again).
+    let earlier: Vec<Step> = std::fs::read_to_string(dir.join("cache-key.txt"))
+        .ok()
+        .filter(|_| flow.cache_dir.is_some())
+        .filter(|old| without_schema(old) == without_schema(&key_text))
+        .and_then(|_| std::fs::read_to_string(dir.join("steps.json")).ok())
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    if !earlier.is_empty() {
+        progress(&format!(
+            "reading the outputs of the earlier identical run in {} again (the tools are not rerun)",
+            dir.display()
+        ));
+    }
+    let reuse = |tool: &str| earlier.iter().find(|s| s.tool == tool).cloned();
     write(&format!("{TOP_NAME}.v"), &design.verilog)?;
     write(&format!("{OOC_NAME}.v"), &wrap.text)?;
     write("cache-key.txt", &key_text)?;
@@ -499,15 +530,18 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
         wrap.output_bits,
         dir.join(ys_log).display()
     ));
-    let ys = tools::run(
-        "yosys",
-        &yosys.program,
-        &["-q".into(), "-l".into(), ys_log.into(), ys_name.into()],
-        dir,
-        &dir.join(ys_log),
-        progress,
-        flow.heartbeat,
-    )?;
+    let ys = match reuse("yosys") {
+        Some(s) => s,
+        None => tools::run(
+            "yosys",
+            &yosys.program,
+            &["-q".into(), "-l".into(), ys_log.into(), ys_name.into()],
+            dir,
+            &dir.join(ys_log),
+            progress,
+            flow.heartbeat,
+        )?,
+    };
     let ys_ok = ys.success;
     steps.push(ys.clone());
     if !ys_ok {
@@ -592,15 +626,18 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
             report.resource("FF").map_or(0, |r| r.used),
             dir.join("nextpnr.log").display()
         ));
-        let np = tools::run(
-            "nextpnr",
-            &nextpnr.program,
-            &nextpnr_args(flow, &device),
-            dir,
-            &dir.join("nextpnr.log"),
-            progress,
-            flow.heartbeat,
-        )?;
+        let np = match reuse("nextpnr") {
+            Some(s) => s,
+            None => tools::run(
+                "nextpnr",
+                &nextpnr.program,
+                &nextpnr_args(flow, &device),
+                dir,
+                &dir.join("nextpnr.log"),
+                progress,
+                flow.heartbeat,
+            )?,
+        };
         let np_ok = np.success;
         steps.push(np);
         let log_text = std::fs::read_to_string(dir.join("nextpnr.log"))
@@ -639,7 +676,7 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
                 &read("nextpnr-report.json")?,
                 DUT,
                 &design.top,
-                &parse::register_modules(&design.verilog),
+                &parse::register_instances(&design.verilog, &design.top),
             )?;
             if !r.utilisation.is_empty() {
                 report.utilisation = r.utilisation.clone();
@@ -664,6 +701,7 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
             });
         }
     }
+    write("steps.json", &serde_json::to_string_pretty(&steps)?)?;
     report.steps = steps;
     report.finished_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -882,6 +920,7 @@ pub fn table(r: &SynthReport, cached: bool) -> String {
                     p.delay_ns, p.logic_ns, p.routing_ns, p.cells
                 );
                 let _ = writeln!(s, "  {}", p.units.join(" → "));
+                let _ = writeln!(s, "  from cell {} to cell {}", p.start_cell, p.end_cell);
             }
         }
     }

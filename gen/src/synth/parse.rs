@@ -331,11 +331,11 @@ pub fn unit_of(cell: &str, dut: &str, top: &str) -> String {
     }
 }
 
-/// rust-hdl writes one module per instance, named after the instance path (`top$sm$0$sched$last`
-/// for `sm$0.sched.last`); a register (`DFF`) is such an instance with the ports `d`, `q` and
-/// `clock` only. The names of those modules in `verilog`.
-pub fn register_modules(verilog: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// The instance paths (`sm$0.oc.cu_pend$3`, relative to `top`) of the registers in `verilog`:
+/// instances of modules whose only ports are `d`, `q` and `clock` (rust-hdl's `DFF`, one
+/// module per distinct register, shared by the instances of the same shape).
+pub fn register_instances(verilog: &str, top: &str) -> Vec<String> {
+    let mut modules: Vec<(String, bool)> = Vec::new();
     for line in verilog.lines() {
         let Some(rest) = line.trim_start().strip_prefix("module ") else {
             continue;
@@ -351,21 +351,58 @@ pub fn register_modules(verilog: &str) -> Vec<String> {
             .map(str::trim)
             .collect();
         ports.sort_unstable();
-        if ports == ["clock", "d", "q"] {
-            out.push(name.trim().to_string());
+        modules.push((name.trim().to_string(), ports == ["clock", "d", "q"]));
+    }
+    let is_module = |n: &str| modules.iter().any(|(m, _)| m == n);
+    // (parent module, instance name, child module)
+    let mut instances: Vec<(String, String, String)> = Vec::new();
+    let mut current = String::new();
+    for line in verilog.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("module ") {
+            current = rest.split('(').next().unwrap_or("").trim().to_string();
+            continue;
+        }
+        let Some(head) = t.strip_suffix('(') else {
+            continue;
+        };
+        let mut words = head.split_whitespace();
+        if let (Some(child), Some(inst), None) = (words.next(), words.next(), words.next()) {
+            if is_module(child) {
+                instances.push((current.clone(), inst.to_string(), child.to_string()));
+            }
         }
     }
+    let mut out = Vec::new();
+    let mut stack: Vec<(String, String)> = vec![(top.to_string(), String::new())];
+    while let Some((module, path)) = stack.pop() {
+        for (parent, inst, child) in &instances {
+            if parent != &module {
+                continue;
+            }
+            let p = if path.is_empty() {
+                inst.clone()
+            } else {
+                format!("{path}.{inst}")
+            };
+            if modules.iter().any(|(m, reg)| m == child && *reg) {
+                out.push(p);
+            } else if out.len() + stack.len() < 1_000_000 {
+                stack.push((child.clone(), p));
+            }
+        }
+    }
+    out.sort();
     out
 }
 
 /// `unit` without its last component when that is a register instance (see
-/// [`register_modules`]): `sm$0.oc.cu_pend` → `sm$0.oc`.
+/// [`register_instances`]): `sm$0.oc.cu_pend$3` → `sm$0.oc`.
 fn fold_register(unit: String, top: &str, registers: &[String]) -> String {
     if unit == top || unit.starts_with('(') {
         return unit;
     }
-    let suffix = format!("${}", unit.replace('.', "$"));
-    if registers.iter().any(|m| m.ends_with(&suffix)) {
+    if registers.binary_search(&unit).is_ok() {
         match unit.rsplit_once('.') {
             Some((parent, _)) => parent.to_string(),
             None => top.to_string(),
@@ -445,7 +482,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -482,16 +519,16 @@ mod tests {
 
     #[test]
     fn register_instances_fold_into_their_unit() {
-        let v = "module top$sm$0$sched$last(d,q,clock);\nendmodule\n\
-                 module top$sm$0$sched(clock,reset,x);\nendmodule\n\
-                 module top$en(clock,d,q);\nendmodule\n";
-        let regs = register_modules(v);
-        assert_eq!(regs, vec!["top$sm$0$sched$last", "top$en"]);
-        assert_eq!(
-            fold_register("sm$0.sched.last".into(), "t", &regs),
-            "sm$0.sched"
-        );
-        assert_eq!(fold_register("sm$0.sched".into(), "t", &regs), "sm$0.sched");
+        // rust-hdl's shape: one module per distinct register, shared by instances.
+        let v = "module t(clock,reset,x);\n    top$sched sched(\n    );\n    top$r$0 en(\n    );\nendmodule\n\
+                 module top$sched(clock,reset,x);\n    top$r$0 last(\n        .d(a)\n    );\n\
+                     top$r$0 cu$3(\n    );\nendmodule\n\
+                 module top$r$0(d,q,clock);\nendmodule\n";
+        let regs = register_instances(v, "t");
+        assert_eq!(regs, vec!["en", "sched.cu$3", "sched.last"]);
+        assert_eq!(fold_register("sched.last".into(), "t", &regs), "sched");
+        assert_eq!(fold_register("sched.cu$3".into(), "t", &regs), "sched");
+        assert_eq!(fold_register("sched".into(), "t", &regs), "sched");
         assert_eq!(fold_register("en".into(), "t", &regs), "t");
         assert_eq!(fold_register("(wrapper)".into(), "t", &regs), "(wrapper)");
     }
