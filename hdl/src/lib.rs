@@ -13,6 +13,7 @@ pub const GENERATOR_FINGERPRINT: &str = env!("WARPFORGE_HDL_FINGERPRINT");
 
 pub mod alu;
 pub mod branch_unit;
+pub mod csr_read;
 pub mod decode;
 pub mod divider;
 pub mod fault_capture;
@@ -30,6 +31,7 @@ pub mod sm;
 pub mod tag_table;
 pub mod top;
 mod verilog_text;
+pub mod writeback;
 
 pub use verilog_text::{dedup_modules, split_comb_blocks};
 

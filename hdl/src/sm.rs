@@ -13,6 +13,7 @@ use warpforge_isa::{sidecar_kind, FaultCause};
 
 use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
+use crate::csr_read::CsrRead;
 use crate::decode::{
     Decoder, HeadFields, STEP_LANE, STEP_STACK, UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL,
 };
@@ -29,6 +30,7 @@ use crate::scoreboard::{RegVec, Scoreboard};
 use crate::simt_stack::{SimtStack, OP_NOP, OP_RESET};
 use crate::tag_table::TagTable;
 use crate::top::InjectedFault;
+use crate::writeback::Writeback;
 use crate::{BitPack, Unused, WordPack};
 
 /// One-bit outputs of sub-blocks the SM does not use, besides the per-lane / per-warp / per-bank ones.
@@ -128,6 +130,8 @@ pub struct Sm<const L: usize> {
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
     ctrs: PerfCounters,
+    wb: Writeback,
+    csrs: CsrRead,
     tags: TagTable<L>,
     faults: FaultCapture,
     stack: SimtStack<L>,
@@ -231,12 +235,7 @@ pub struct Sm<const L: usize> {
     d_ready: Signal<Local, Bit>,
     d_fire: Signal<Local, Bit>,
     d_done: Signal<Local, Bit>,
-    fx_valid: Signal<Local, Bit>,
-    fx_tag: Signal<Local, Bits<8>>,
-    fx_mask: Vec<Signal<Local, Bit>>,
-    fx_data: Vec<Signal<Local, Bits<32>>>,
     lsu_done: Signal<Local, Bit>,
-    lsu_wb: Signal<Local, Bit>,
     wb_valid: Signal<Local, Bit>,
     wb_tag: Signal<Local, Bits<8>>,
     wb_warp: Signal<Local, Bits<6>>,
@@ -288,23 +287,17 @@ pub struct Sm<const L: usize> {
     k_op_nop: Constant<Bits<3>>,
     k_op_reset: Constant<Bits<3>>,
     k_zero32: Constant<Bits<32>>,
+    k_lanes32: Constant<Bits<32>>,
     k_zero8: Constant<Bits<8>>,
     k_one32: Constant<Bits<32>>,
     k_zero5: Constant<Bits<5>>,
     k_reg_ra: Constant<Bits<5>>,
     k_zero_mask: Constant<Bits<L>>,
     k_four: Constant<Bits<32>>,
-    k_lanes32: Constant<Bits<32>>,
-    k_warps32: Constant<Bits<32>>,
-    k_sms32: Constant<Bits<32>>,
     k_smem_bytes: Constant<Bits<32>>,
     k_l_idle: Constant<Bits<2>>,
     k_l_clear: Constant<Bits<2>>,
     k_l_launch: Constant<Bits<2>>,
-    k_csr_cycle: Constant<Bits<12>>,
-    k_csr_cycleh: Constant<Bits<12>>,
-    k_csr_instret: Constant<Bits<12>>,
-    k_csr: Vec<Constant<Bits<12>>>,
     k_cause_ill: Constant<Bits<4>>,
     k_cause_oorf: Constant<Bits<4>>,
     k_cause_ecall: Constant<Bits<4>>,
@@ -314,11 +307,6 @@ pub struct Sm<const L: usize> {
     k_one16: Constant<Bits<16>>,
     k_not3: Constant<Bits<32>>,
     k_three: Constant<Bits<32>>,
-    k_sub_mask: Constant<Bits<32>>,
-    k_sub_match: Constant<Bits<32>>,
-    /// Fault injection: flip mask per lane (all zero without injection).
-    k_inject: Vec<Constant<Bits<32>>>,
-    k_inject_on: Constant<Bit>,
 
     _warps: usize,
     /// 1 when the scheduler is GTO / two-level (their extra ports exist), else 0.
@@ -374,7 +362,6 @@ impl<const L: usize> Sm<L> {
                 _ => 0,
             })
             .collect();
-        use warpforge_isa::csr;
         Ok(Sm {
             clock: Default::default(),
             reset: Default::default(),
@@ -449,6 +436,8 @@ impl<const L: usize> Sm<L> {
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
             ctrs: PerfCounters::new(cfg.rf_banks as usize),
+            wb: Writeback::new(&flip),
+            csrs: CsrRead::new(cfg),
             tags: TagTable::new(tags, w),
             faults: FaultCapture::default(),
             stack: SimtStack::from_config(cfg),
@@ -541,12 +530,7 @@ impl<const L: usize> Sm<L> {
             d_ready: Default::default(),
             d_fire: Default::default(),
             d_done: Default::default(),
-            fx_valid: Default::default(),
-            fx_tag: Default::default(),
-            fx_mask: sigs(L),
-            fx_data: sigs(L),
             lsu_done: Default::default(),
-            lsu_wb: Default::default(),
             wb_valid: Default::default(),
             wb_tag: Default::default(),
             wb_warp: Default::default(),
@@ -600,24 +584,18 @@ impl<const L: usize> Sm<L> {
             k_op_nop: k(OP_NOP),
             k_op_reset: k(OP_RESET),
             k_zero32: k(0),
+            k_lanes32: k(cfg.lanes as u64),
             k_zero8: k(0),
             k_one32: k(1),
             k_zero5: k(0),
             k_reg_ra: k(1),
             k_zero_mask: k(0),
             k_four: k(4),
-            k_lanes32: k(cfg.lanes as u64),
-            k_warps32: k(cfg.warps as u64),
-            k_sms32: k(cfg.sms as u64),
             k_smem_bytes: k(cfg.smem_bytes as u64),
             k_l_idle: k(L_IDLE),
             k_l_clear: k(L_CLEAR),
             k_l_launch: k(L_LAUNCH),
-            k_csr_cycle: k(csr::CYCLE as u64),
-            k_csr_cycleh: k(csr::CYCLEH as u64),
-            k_csr_instret: k(csr::INSTRET as u64),
             // 0xCC0 + i
-            k_csr: (0..14u64).map(|i| k::<12>(csr::TID as u64 + i)).collect(),
             k_cause_ill: k(FaultCause::IllegalInstruction.code().into()),
             k_cause_oorf: k(FaultCause::OutOfRangeFetch.code().into()),
             k_cause_ecall: k(FaultCause::Ecall.code().into()),
@@ -627,10 +605,6 @@ impl<const L: usize> Sm<L> {
             k_one16: k(1),
             k_not3: k(0xffff_fffc),
             k_three: k(3),
-            k_sub_mask: k(0xfe00_707f),
-            k_sub_match: k(0x4000_0033),
-            k_inject: flip.iter().map(|&f| k::<32>(f)).collect(),
-            k_inject_on: Constant::new(flip.iter().any(|&f| f != 0)),
             _warps: w,
             _gto: usize::from(cfg.scheduler == SchedulerPolicy::Gto),
             _two: usize::from(cfg.scheduler == SchedulerPolicy::TwoLevel),
@@ -871,58 +845,21 @@ impl<const L: usize> Logic for Sm<L> {
                         & (self.i_recon.val().get_bits::<2>(0) == self.k_kind_ret.val());
 
                     // CSR value at issue (lane 0; tid, gtid, laneid, stack_top step per lane).
-                    self.i_csr.next = self.k_zero32.val();
-                    if self.dec_i.csr.val() == self.k_csr_cycle.val() {
-                        self.i_csr.next = self.cycle.val().get_bits::<32>(0);
-                    }
-                    if self.dec_i.csr.val() == self.k_csr_cycleh.val() {
-                        self.i_csr.next = self.cycle.val().get_bits::<32>(32);
-                    }
-                    if self.dec_i.csr.val() == self.k_csr_instret.val() {
-                        self.i_csr.next = self.i_instret.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[0].val() {
-                        self.i_csr.next = self.i_tid.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[1].val() {
-                        self.i_csr.next = self.i_ctaid.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[2].val() {
-                        self.i_csr.next = self.k_ntid.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[3].val() {
-                        self.i_csr.next = self.k_nctaid.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[4].val() {
-                        self.i_csr.next = self.i_gtid.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[5].val() {
-                        self.i_csr.next = self.k_zero32.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[6].val() {
-                        self.i_csr.next = self.pk_gw.q.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[7].val() {
-                        self.i_csr.next = self.sm_id.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[8].val() {
-                        self.i_csr.next = self.k_lanes32.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[9].val() {
-                        self.i_csr.next = self.k_warps32.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[10].val() {
-                        self.i_csr.next = self.k_sms32.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[11].val() {
-                        self.i_csr.next = self.pk_imask.q.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[12].val() {
-                        self.i_csr.next = self.k_param.val();
-                    }
-                    if self.dec_i.csr.val() == self.k_csr[13].val() {
-                        self.i_csr.next = self.i_stack.val();
-                    }
+                    // CSR read (hdl/src/csr_read.rs).
+                    self.csrs.csr.next = self.dec_i.csr.val();
+                    self.csrs.cycle.next = self.cycle.val();
+                    self.csrs.instret.next = self.i_instret.val();
+                    self.csrs.tid.next = self.i_tid.val();
+                    self.csrs.ctaid.next = self.i_ctaid.val();
+                    self.csrs.gtid.next = self.i_gtid.val();
+                    self.csrs.ntid.next = self.k_ntid.val();
+                    self.csrs.nctaid.next = self.k_nctaid.val();
+                    self.csrs.param.next = self.k_param.val();
+                    self.csrs.warpid.next = self.pk_gw.q.val();
+                    self.csrs.smid.next = self.sm_id.val();
+                    self.csrs.tmask.next = self.pk_imask.q.val();
+                    self.csrs.stack.next = self.i_stack.val();
+                    self.i_csr.next = self.csrs.value.val();
 
                     // Issue actions.
                     self.fetch.pop.next = self.gv.val();
@@ -1127,59 +1064,41 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                     }
 
-                    // ---------------- writeback
-                    self.fx_valid.next = self.alu.out_valid.val()
-                        | self.mul.out_valid.val()
-                        | self.div.out_valid.val();
-                    self.fx_tag.next = self.alu.out_tag.val();
-                    if self.mul.out_valid.val() {
-                        self.fx_tag.next = self.mul.out_tag.val();
-                    }
-                    if self.div.out_valid.val() {
-                        self.fx_tag.next = self.div.out_tag.val();
-                    }
-                    self.lsu.out_ready.next = self.lsu.out_store.val() | !self.fx_valid.val();
-                    self.lsu_done.next = self.lsu.out_valid.val() & self.lsu.out_ready.val();
-                    self.lsu_wb.next = self.lsu_done.val() & !self.lsu.out_store.val();
-                    self.wb_valid.next = self.fx_valid.val() | self.lsu_wb.val();
-                    self.wb_tag.next = self.lsu.out_tag.val();
-                    if self.fx_valid.val() {
-                        self.wb_tag.next = self.fx_tag.val();
-                    }
+                    // ---------------- writeback (hdl/src/writeback.rs)
+                    self.wb.alu_valid.next = self.alu.out_valid.val();
+                    self.wb.alu_tag.next = self.alu.out_tag.val();
+                    self.wb.mul_valid.next = self.mul.out_valid.val();
+                    self.wb.mul_tag.next = self.mul.out_tag.val();
+                    self.wb.div_valid.next = self.div.out_valid.val();
+                    self.wb.div_tag.next = self.div.out_tag.val();
+                    self.wb.lsu_valid.next = self.lsu.out_valid.val();
+                    self.wb.lsu_store.next = self.lsu.out_store.val();
+                    self.wb.lsu_tag.next = self.lsu.out_tag.val();
+                    self.lsu.out_ready.next = self.wb.lsu_ready.val();
+                    self.lsu_done.next = self.wb.lsu_done.val();
+                    self.wb_valid.next = self.wb.valid.val();
+                    self.wb_tag.next = self.wb.tag.val();
                     self.tags.wb_tag.next = self.wb_tag.val();
                     self.wb_warp.next = self.tags.wb_warp.val();
                     self.wb_rd.next = self.tags.wb_rd.val();
                     self.wb_instr.next = self.tags.wb_instr.val();
+                    self.wb.instr.next = self.wb_instr.val();
                     self.wb_mask32.next = self.pk_wbm.q.val();
                     self.st_mask32.next = self.pk_stm.q.val();
                     self.tr_wb_data.next = self.pack_wb.q.val();
                     self.tr_st_addr.next = self.pack_st_addr.q.val();
                     self.tr_st_data.next = self.pack_st_data.q.val();
                     for l in 0..self._lanes {
-                        self.fx_mask[l].next = self.alu.out_mask[l].val();
-                        self.fx_data[l].next = self.alu.out_result[l].val();
-                        if self.mul.out_valid.val() {
-                            self.fx_mask[l].next = self.mul.out_mask[l].val();
-                            self.fx_data[l].next = self.mul.out_result[l].val();
-                        }
-                        if self.div.out_valid.val() {
-                            self.fx_mask[l].next = self.div.out_mask[l].val();
-                            self.fx_data[l].next = self.div.out_result[l].val();
-                        }
-                        self.wb_mask[l].next = self.lsu.out_mask[l].val();
-                        self.wb_data[l].next = self.lsu.out_data[l].val();
-                        if self.fx_valid.val() {
-                            self.wb_mask[l].next = self.fx_mask[l].val();
-                            self.wb_data[l].next = self.fx_data[l].val();
-                        }
-                        // Deliberate bug for the checker's own test (TopOptions::inject only).
-                        if self.k_inject_on.val()
-                            & self.alu.out_valid.val()
-                            & ((self.wb_instr.val() & self.k_sub_mask.val())
-                                == self.k_sub_match.val())
-                        {
-                            self.wb_data[l].next = self.fx_data[l].val() ^ self.k_inject[l].val();
-                        }
+                        self.wb.alu_mask[l].next = self.alu.out_mask[l].val();
+                        self.wb.alu_result[l].next = self.alu.out_result[l].val();
+                        self.wb.mul_mask[l].next = self.mul.out_mask[l].val();
+                        self.wb.mul_result[l].next = self.mul.out_result[l].val();
+                        self.wb.div_mask[l].next = self.div.out_mask[l].val();
+                        self.wb.div_result[l].next = self.div.out_result[l].val();
+                        self.wb.lsu_mask[l].next = self.lsu.out_mask[l].val();
+                        self.wb.lsu_data[l].next = self.lsu.out_data[l].val();
+                        self.wb_mask[l].next = self.wb.mask[l].val();
+                        self.wb_data[l].next = self.wb.data[l].val();
                         self.pk_wbm.d[l].next = self.wb_mask[l].val();
                         self.pk_stm.d[l].next = self.lsu.out_mask[l].val();
                         self.oc.wb_mask[l].next = self.wb_mask[l].val();
