@@ -21,8 +21,8 @@ use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 use warpforge_isa::{AluOp, BranchOp};
 
-/// Width of the tag that every execution unit carries from its input to its result.
-pub const TAG_BITS: usize = 8;
+/// Width of a tag on the ports (defined by the tag table).
+pub use crate::tag_table::TAG_BITS;
 
 /// A configuration an execution unit cannot be built with.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -42,8 +42,8 @@ use crate::mem_port::MemPort;
 use crate::scoreboard::RegVec;
 use crate::{rename_top, verilog_of, HdlError};
 
-/// Width of an instruction tag.
-pub const TAG_BITS: usize = 8;
+/// Width of a tag on the ports (defined by the tag table).
+pub use crate::tag_table::TAG_BITS;
 /// Width of a warp number.
 pub const WARP_BITS: usize = 6;
 /// `in_size` / `mem_req_size` codes (`funct3[1:0]`).

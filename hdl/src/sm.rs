@@ -14,6 +14,7 @@ use warpforge_isa::{sidecar_kind, FaultCause};
 use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
 use crate::csr_read::CsrRead;
+use crate::cta_launch::CtaLaunch;
 use crate::decode::{
     Decoder, HeadFields, STEP_LANE, STEP_STACK, UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL,
 };
@@ -37,9 +38,6 @@ use crate::{BitPack, Unused, WordPack};
 const U1_FIXED: usize = 26;
 
 /// CTA launch states.
-const L_IDLE: u64 = 0;
-const L_CLEAR: u64 = 1;
-const L_LAUNCH: u64 = 2;
 
 #[derive(LogicBlock)]
 pub struct Sm<const L: usize> {
@@ -130,6 +128,7 @@ pub struct Sm<const L: usize> {
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
     ctrs: PerfCounters,
+    launch: CtaLaunch<L>,
     wb: Writeback,
     csrs: CsrRead,
     tags: TagTable<L>,
@@ -150,7 +149,6 @@ pub struct Sm<const L: usize> {
     pk_ready: BitPack<64>,
     pk_launch: BitPack<64>,
     pk_long: BitPack<64>,
-    pk_lmask: BitPack<L>,
     u1: Unused<Bit>,
     u2: Unused<Bits<2>>,
     u3: Unused<Bits<3>>,
@@ -182,15 +180,6 @@ pub struct Sm<const L: usize> {
     /// Writeback slots: `slot[k]` = a fixed-latency result arrives `k` cycles from now.
     slot: RegVec<Bit>,
     // ---- CTA launch
-    l_state: DFF<Bits<2>>,
-    l_cta: DFF<Bits<32>>,
-    l_gtid: DFF<Bits<32>>,
-    l_tid: DFF<Bits<32>>,
-    l_rem: DFF<Bits<32>>,
-    l_k: DFF<Bits<32>>,
-    l_slot: DFF<Bits<6>>,
-    lr_valid: DFF<Bit>,
-    lr_warp: DFF<Bits<6>>,
     // ---- fault and counters
 
     // ---- combinational
@@ -295,9 +284,6 @@ pub struct Sm<const L: usize> {
     k_zero_mask: Constant<Bits<L>>,
     k_four: Constant<Bits<32>>,
     k_smem_bytes: Constant<Bits<32>>,
-    k_l_idle: Constant<Bits<2>>,
-    k_l_clear: Constant<Bits<2>>,
-    k_l_launch: Constant<Bits<2>>,
     k_cause_ill: Constant<Bits<4>>,
     k_cause_oorf: Constant<Bits<4>>,
     k_cause_ecall: Constant<Bits<4>>,
@@ -436,6 +422,7 @@ impl<const L: usize> Sm<L> {
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
             ctrs: PerfCounters::new(cfg.rf_banks as usize),
+            launch: CtaLaunch::default(),
             wb: Writeback::new(&flip),
             csrs: CsrRead::new(cfg),
             tags: TagTable::new(tags, w),
@@ -456,7 +443,6 @@ impl<const L: usize> Sm<L> {
             pk_ready: BitPack::new(w),
             pk_launch: BitPack::new(w),
             pk_long: BitPack::new(w),
-            pk_lmask: BitPack::new(L),
             u1: Unused::new(U1_FIXED + L + 2 * w + (cfg.rf_banks as usize) * 2 + 2),
             u2: Unused::new(3 + cfg.rf_banks as usize),
             u3: Unused::new(2),
@@ -481,15 +467,6 @@ impl<const L: usize> Sm<L> {
             c_launching: RegVec::new(w),
             c_base: RegVec::new(w),
             slot: RegVec::new(slots),
-            l_state: Default::default(),
-            l_cta: Default::default(),
-            l_gtid: Default::default(),
-            l_tid: Default::default(),
-            l_rem: Default::default(),
-            l_k: Default::default(),
-            l_slot: Default::default(),
-            lr_valid: Default::default(),
-            lr_warp: Default::default(),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
@@ -592,9 +569,6 @@ impl<const L: usize> Sm<L> {
             k_zero_mask: k(0),
             k_four: k(4),
             k_smem_bytes: k(cfg.smem_bytes as u64),
-            k_l_idle: k(L_IDLE),
-            k_l_clear: k(L_CLEAR),
-            k_l_launch: k(L_LAUNCH),
             // 0xCC0 + i
             k_cause_ill: k(FaultCause::IllegalInstruction.code().into()),
             k_cause_oorf: k(FaultCause::OutOfRangeFetch.code().into()),
@@ -646,15 +620,6 @@ impl<const L: usize> Logic for Sm<L> {
         self.c_launching.clock.next = self.clock.val();
         self.c_base.clock.next = self.clock.val();
         self.slot.clock.next = self.clock.val();
-        self.l_state.clock.next = self.clock.val();
-        self.l_cta.clock.next = self.clock.val();
-        self.l_gtid.clock.next = self.clock.val();
-        self.l_tid.clock.next = self.clock.val();
-        self.l_rem.clock.next = self.clock.val();
-        self.l_k.clock.next = self.clock.val();
-        self.l_slot.clock.next = self.clock.val();
-        self.lr_valid.clock.next = self.clock.val();
-        self.lr_warp.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -673,6 +638,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.ctrs.reset.next = self.reset.val();
 
         self.faults.clock.next = self.clock.val();
+        self.launch.clock.next = self.clock.val();
+        self.launch.reset.next = self.reset.val();
         self.tags.clock.next = self.clock.val();
         self.tags.reset.next = self.reset.val();
         self.faults.reset.next = self.reset.val();
@@ -737,7 +704,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.j16.next = self.pk_j16.q.val();
                     self.smem_top.next = self.res1.val() * self.need16.val();
                     self.smem_base.next = self.j16.val() * self.need16.val();
-                    self.room.next = (self.l_state.q.val() == self.k_l_idle.val())
+                    self.room.next = self.launch.idle.val()
                         & (self.free_all.val() >= self.k_cta_warps.val())
                         & (self.smem_top.val() <= self.k_smem_bytes.val())
                         & self.lsu.in_ready.val()
@@ -745,7 +712,7 @@ impl<const L: usize> Logic for Sm<L> {
                         & !self.reset.val();
                     if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
                         // 64 KiB or more: only as the SM's only CTA.
-                        self.room.next = (self.l_state.q.val() == self.k_l_idle.val())
+                        self.room.next = self.launch.idle.val()
                             & (self.free_all.val() >= self.k_cta_warps.val())
                             & (self.res_cnt.val() == self.k_zero16.val())
                             & (self.smem_need.val() <= self.k_smem_bytes.val())
@@ -895,7 +862,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.d_mask.next = self.tags.disp_mask.val();
                     self.d_ends.next = self.tags.disp_ends.val();
                     self.dec_d.word.next = self.d_instr.val();
-                    self.d_cta.next = self.l_slot.q.val();
+                    self.d_cta.next = self.launch.slot.val();
                     for w in 0..self._warps {
                         if self.oc.disp_warp.val() == self.k_wid[w].val() {
                             self.d_cta.next = self.w_cta.q[w].val();
@@ -1156,53 +1123,26 @@ impl<const L: usize> Logic for Sm<L> {
                     self.stack.dbg_warp.next = self.k_wid[0].val();
                     self.stack.dbg_entry.next = self.k_zero8.val();
 
-                    self.l_go.next = (self.l_state.q.val() == self.k_l_launch.val())
-                        & (self.bu.cmd_op.val() == self.k_op_nop.val())
-                        & !self.halted.val();
-                    for l in 0..self._lanes {
-                        self.pk_lmask.d[l].next = self.l_rem.q.val() > self.k_lane32[l].val();
-                    }
-                    self.l_mask.next = self.pk_lmask.q.val();
-                    self.l_last.next =
-                        (self.l_k.q.val() + self.k_one32.val()) == self.k_cta_warps.val();
+                    // CTA launch sequencer (hdl/src/cta_launch.rs).
+                    self.launch.accept.next = self.cta_go.val();
+                    self.launch.cta_id.next = self.cta_id.val();
+                    self.launch.cta_gtid0.next = self.cta_gtid0.val();
+                    self.launch.cta_slot.next = self.j_free.val();
+                    self.launch.ntid.next = self.k_ntid.val();
+                    self.launch.cta_warps.next = self.k_cta_warps.val();
+                    self.launch.clear_busy.next = self.lsu.clear_busy.val();
+                    self.launch.stack_free.next = self.bu.cmd_op.val() == self.k_op_nop.val();
+                    self.launch.halted.next = self.halted.val();
+                    self.launch.warp.next = self.l_warp.val();
+                    self.l_go.next = self.launch.go.val();
+                    self.l_mask.next = self.launch.mask.val();
+                    self.l_last.next = self.launch.last.val();
                     if self.l_go.val() {
                         self.stack.cmd_op.next = self.k_op_reset.val();
                         self.stack.cmd_warp.next = self.l_warp.val();
                         self.stack.cmd_pc_a.next = self.k_entry.val();
                         self.stack.cmd_mask_a.next = self.l_mask.val();
                     }
-                    self.l_state.d.next = self.l_state.q.val();
-                    self.l_cta.d.next = self.l_cta.q.val();
-                    self.l_gtid.d.next = self.l_gtid.q.val();
-                    self.l_tid.d.next = self.l_tid.q.val();
-                    self.l_rem.d.next = self.l_rem.q.val();
-                    self.l_k.d.next = self.l_k.q.val();
-                    self.l_slot.d.next = self.l_slot.q.val();
-                    if self.cta_go.val() {
-                        self.l_state.d.next = self.k_l_clear.val();
-                        self.l_cta.d.next = self.cta_id.val();
-                        self.l_gtid.d.next = self.cta_gtid0.val();
-                        self.l_tid.d.next = self.k_zero32.val();
-                        self.l_rem.d.next = self.k_ntid.val();
-                        self.l_k.d.next = self.k_zero32.val();
-                        self.l_slot.d.next = self.j_free.val();
-                    }
-                    if (self.l_state.q.val() == self.k_l_clear.val()) & !self.lsu.clear_busy.val() {
-                        self.l_state.d.next = self.k_l_launch.val();
-                    }
-                    if self.l_go.val() {
-                        self.l_k.d.next = self.l_k.q.val() + self.k_one32.val();
-                        self.l_tid.d.next = self.l_tid.q.val() + self.k_lanes32.val();
-                        self.l_rem.d.next = self.l_rem.q.val() - self.k_lanes32.val();
-                        if self.l_last.val() {
-                            self.l_state.d.next = self.k_l_idle.val();
-                        }
-                    }
-                    if self.reset.val() {
-                        self.l_state.d.next = self.k_l_idle.val();
-                    }
-                    self.lr_valid.d.next = self.l_go.val() & !self.reset.val();
-                    self.lr_warp.d.next = self.l_warp.val();
 
                     // ---------------- redirects into fetch
                     for w in 0..self._warps {
@@ -1211,8 +1151,8 @@ impl<const L: usize> Logic for Sm<L> {
                         self.fetch.redirect[w].next = (self.bu.redirect_valid.val()
                             & (self.bu.redirect_warp.val() == self.k_wid[w].val())
                             & !self.stack.empty[w].val())
-                            | (self.lr_valid.q.val()
-                                & (self.lr_warp.q.val() == self.k_wid[w].val()));
+                            | (self.launch.redirect_valid.val()
+                                & (self.launch.redirect_warp.val() == self.k_wid[w].val()));
                     }
                     self.fetch.load_valid.next = self.load_valid.val();
                     self.fetch.load_addr.next = self.load_addr.val();
@@ -1286,10 +1226,10 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                         if self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()) {
                             self.w_launched.d[w].next = true;
-                            self.w_cta.d[w].next = self.l_slot.q.val();
-                            self.w_ctaid.d[w].next = self.l_cta.q.val();
-                            self.w_tid.d[w].next = self.l_tid.q.val();
-                            self.w_gtid.d[w].next = self.l_gtid.q.val() + self.l_tid.q.val();
+                            self.w_cta.d[w].next = self.launch.slot.val();
+                            self.w_ctaid.d[w].next = self.launch.cta.val();
+                            self.w_tid.d[w].next = self.launch.tid.val();
+                            self.w_gtid.d[w].next = self.launch.gtid.val();
                             self.w_instret.d[w].next = self.k_zero32.val();
                             self.w_bar.d[w].next = false;
                             for _z in 0..self._gto {
@@ -1314,7 +1254,7 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                         if self.l_go.val()
                             & self.l_last.val()
-                            & (self.l_slot.q.val() == self.k_wid[j].val())
+                            & (self.launch.slot.val() == self.k_wid[j].val())
                         {
                             self.c_launching.d[j].next = false;
                         }
@@ -1324,7 +1264,7 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                     }
                     self.busy.next = self.any_launched.val()
-                        | (self.l_state.q.val() != self.k_l_idle.val())
+                        | !self.launch.idle.val()
                         | (self.res_cnt.val() != self.k_zero16.val());
 
                     // ---------------- faults into the capture (hdl/src/fault_capture.rs)
