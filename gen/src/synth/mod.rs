@@ -485,6 +485,12 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
             dir.display()
         ));
     }
+    if earlier.is_empty() {
+        // A fresh run: what an earlier run left here no longer describes this directory.
+        for stale in ["steps.json", json_name] {
+            let _ = std::fs::remove_file(dir.join(stale));
+        }
+    }
     let reuse = |tool: &str| earlier.iter().find(|s| s.tool == tool).cloned();
     write(&format!("{TOP_NAME}.v"), &design.verilog)?;
     write(&format!("{OOC_NAME}.v"), &wrap.text)?;

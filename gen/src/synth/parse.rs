@@ -280,7 +280,11 @@ fn critical_path(
         }
     }
     let mut units: Vec<String> = Vec::new();
-    for c in &cells {
+    // Cells named by a tool (`$nextpnr_CCU2C_21`, `$abc$..`) carry no hierarchy: skipped.
+    for c in cells
+        .iter()
+        .filter(|c| !c.trim_start_matches('\\').starts_with('$'))
+    {
         let u = fold_register(unit_of(c, dut, top), top, registers);
         if units.last() != Some(&u) {
             units.push(u);
@@ -303,8 +307,8 @@ fn critical_path(
 /// hierarchy (`dut.sm$0.collector.cu_pend_TRELLIS_FF_Q`), nextpnr adds suffixes after `$`
 /// (`...$CCU2_COMB0`). The last dotted component is the cell's own name; internal names
 /// (`$abc$..`, `$auto$..`, which may contain file names with dots) start at the first
-/// component beginning with `$`. Cells of the wrapped module itself are `top`, cells of the
-/// wrapper `(wrapper)`.
+/// component beginning with `$`. Cells of the wrapped module itself are `top`, other cells
+/// (the wrapper's, or internal names without a hierarchy) `(wrapper)`.
 pub fn unit_of(cell: &str, dut: &str, top: &str) -> String {
     let name = cell.trim_start_matches('\\');
     // Cut where a yosys-internal name starts.
