@@ -29,7 +29,7 @@ use wrapper::OOC_NAME;
 /// Instance name of the wrapped design inside the wrapper.
 pub const DUT: &str = "dut";
 /// Version of the report's JSON layout (part of the cache key).
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// An FPGA the flow targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
