@@ -262,7 +262,6 @@ pub struct Sm<const L: usize> {
 
     // ---- constants
     k_wid: Vec<Constant<Bits<6>>>,
-    k_tag: Vec<Constant<Bits<8>>>,
     k_warp_stack: Vec<Constant<Bits<32>>>,
     k_lane32: Vec<Constant<Bits<32>>>,
     k_lane_stack: Vec<Constant<Bits<32>>>,
@@ -276,7 +275,6 @@ pub struct Sm<const L: usize> {
     k_op_nop: Constant<Bits<3>>,
     k_op_reset: Constant<Bits<3>>,
     k_zero32: Constant<Bits<32>>,
-    k_lanes32: Constant<Bits<32>>,
     k_zero8: Constant<Bits<8>>,
     k_one32: Constant<Bits<32>>,
     k_zero5: Constant<Bits<5>>,
@@ -543,7 +541,6 @@ impl<const L: usize> Sm<L> {
             any_launched: Default::default(),
             csr_lane: sigs(L),
             k_wid: (0..w as u64).map(k::<6>).collect(),
-            k_tag: (0..tags as u64).map(k::<8>).collect(),
             k_warp_stack: (0..cfg.warps as u64)
                 .map(|wi| k::<32>((wi * (cfg.lanes * cfg.stack_bytes) as u64) & 0xffff_ffff))
                 .collect(),
@@ -561,7 +558,6 @@ impl<const L: usize> Sm<L> {
             k_op_nop: k(OP_NOP),
             k_op_reset: k(OP_RESET),
             k_zero32: k(0),
-            k_lanes32: k(cfg.lanes as u64),
             k_zero8: k(0),
             k_one32: k(1),
             k_zero5: k(0),

@@ -10,7 +10,7 @@ use warpforge_isa::memmap;
 
 use crate::mem_port::MemPort;
 use crate::sm::Sm;
-use crate::{rename_top, split_comb_blocks, verilog_of, HdlError};
+use crate::{rename_top, split_comb_blocks, verilog_of, HdlError, Unused};
 
 /// A deliberate RTL bug, built only to prove that co-simulation catches it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,10 +20,22 @@ pub enum InjectedFault {
     AluSubLaneBit { lane: u32, bit: u32 },
 }
 
+/// Whether the top level has the trace ports (`tr_*`, docs/microarch/sm.md "Trace port").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TracePorts {
+    /// For co-simulation: every SM's trace records are ports.
+    #[default]
+    On,
+    /// For synthesis: no trace ports; the SMs' trace outputs end in `Unused` sinks, so synthesis
+    /// removes the logic that only fed them. Every other port is the same.
+    Off,
+}
+
 /// Options of the generated top level that are not GPU configuration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TopOptions {
     pub inject: Option<InjectedFault>,
+    pub trace: TracePorts,
 }
 
 /// Name of the generated top module.
@@ -88,6 +100,15 @@ pub struct Top<const L: usize> {
     pub ctr_conflicts: Vec<Signal<Out, Bits<32>>>,
 
     sm: Vec<Sm<L>>,
+    /// With `TracePorts::Off`: one sink per width for the SMs' trace outputs (with `On`, one
+    /// input tied to 0).
+    tr_sink1: Unused<Bit>,
+    tr_sink2: Unused<Bits<2>>,
+    tr_sink5: Unused<Bits<5>>,
+    tr_sink8: Unused<Bits<8>>,
+    tr_sink32: Unused<Bits<32>>,
+    tr_sink64: Unused<Bits<64>>,
+    tr_sink1024: Unused<Bits<1024>>,
 
     running: DFF<Bit>,
     done_r: DFF<Bit>,
@@ -115,6 +136,9 @@ pub struct Top<const L: usize> {
     k_zero32: Constant<Bits<32>>,
     k_zero8: Constant<Bits<8>>,
     k_zero4: Constant<Bits<4>>,
+    k_zero2: Constant<Bits<2>>,
+    k_zero5: Constant<Bits<5>>,
+    k_zero1024: Constant<Bits<1024>>,
     k_one32: Constant<Bits<32>>,
     k_one64: Constant<Bits<64>>,
     k_zero64: Constant<Bits<64>>,
@@ -125,11 +149,20 @@ pub struct Top<const L: usize> {
     /// Each SM's stack top (its warp 0, lane 0), `memmap::stack_top`.
     k_sm_stack_top: Vec<Constant<Bits<32>>>,
     _sms: usize,
+    /// SMs with trace ports: `_sms` or 0.
+    _trace_sms: usize,
+    /// SMs whose trace outputs go into the sinks: 0 or `_sms`.
+    _sink_sms: usize,
     _lanes: usize,
 }
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
+}
+
+/// A sink of `per_sm` inputs for each of `sms` SMs (at least one input).
+fn sink<T: Synth>(per_sm: usize, sms: usize) -> Unused<T> {
+    Unused::new((per_sm * sms).max(1))
 }
 
 fn sigs<T: Default>(n: usize) -> Vec<T> {
@@ -139,6 +172,11 @@ fn sigs<T: Default>(n: usize) -> Vec<T> {
 impl<const L: usize> Top<L> {
     pub fn new(cfg: &GpuConfig, opts: &TopOptions) -> Result<Self, HdlError> {
         let n = cfg.sms as usize;
+        // Trace ports per SM, or sinks for them.
+        let (nt, sink_sms) = match opts.trace {
+            TracePorts::On => (n, 0),
+            TracePorts::Off => (0, n),
+        };
         let sm = (0..cfg.sms)
             .map(|s| Sm::<L>::new(cfg, s, opts.inject))
             .collect::<Result<Vec<_>, _>>()
@@ -170,33 +208,40 @@ impl<const L: usize> Top<L> {
             fault_addr: Default::default(),
             cycle_count: Default::default(),
             mem: sigs(n),
-            tr_issue_valid: sigs(n),
-            tr_issue_warp: sigs(n),
-            tr_issue_pc: sigs(n),
-            tr_issue_instr: sigs(n),
-            tr_issue_mask: sigs(n),
-            tr_issue_tag: sigs(n),
-            tr_wb_valid: sigs(n),
-            tr_wb_tag: sigs(n),
-            tr_wb_rd: sigs(n),
-            tr_wb_mask: sigs(n),
-            tr_wb_data: sigs(n),
-            tr_st_valid: sigs(n),
-            tr_st_tag: sigs(n),
-            tr_st_size: sigs(n),
-            tr_st_mask: sigs(n),
-            tr_st_addr: sigs(n),
-            tr_st_data: sigs(n),
-            tr_cta_valid: sigs(n),
-            tr_cta_id: sigs(n),
-            tr_cta_warps: sigs(n),
-            tr_ready: sigs(n),
-            tr_launch: sigs(n),
-            tr_long: sigs(n),
+            tr_issue_valid: sigs(nt),
+            tr_issue_warp: sigs(nt),
+            tr_issue_pc: sigs(nt),
+            tr_issue_instr: sigs(nt),
+            tr_issue_mask: sigs(nt),
+            tr_issue_tag: sigs(nt),
+            tr_wb_valid: sigs(nt),
+            tr_wb_tag: sigs(nt),
+            tr_wb_rd: sigs(nt),
+            tr_wb_mask: sigs(nt),
+            tr_wb_data: sigs(nt),
+            tr_st_valid: sigs(nt),
+            tr_st_tag: sigs(nt),
+            tr_st_size: sigs(nt),
+            tr_st_mask: sigs(nt),
+            tr_st_addr: sigs(nt),
+            tr_st_data: sigs(nt),
+            tr_cta_valid: sigs(nt),
+            tr_cta_id: sigs(nt),
+            tr_cta_warps: sigs(nt),
+            tr_ready: sigs(nt),
+            tr_launch: sigs(nt),
+            tr_long: sigs(nt),
             ctr_issued: sigs(n),
             ctr_idle: sigs(n),
             ctr_conflicts: sigs(n),
             sm,
+            tr_sink1: sink(4, sink_sms),
+            tr_sink2: sink(1, sink_sms),
+            tr_sink5: sink(1, sink_sms),
+            tr_sink8: sink(4, sink_sms),
+            tr_sink32: sink(6, sink_sms),
+            tr_sink64: sink(4, sink_sms),
+            tr_sink1024: sink(3, sink_sms),
             running: Default::default(),
             done_r: Default::default(),
             fault_r: Default::default(),
@@ -221,6 +266,9 @@ impl<const L: usize> Top<L> {
             k_zero32: k(0),
             k_zero8: k(0),
             k_zero4: k(0),
+            k_zero2: k(0),
+            k_zero5: k(0),
+            k_zero1024: k(0),
             k_one32: k(1),
             k_one64: k(1),
             k_zero64: k(0),
@@ -238,6 +286,8 @@ impl<const L: usize> Top<L> {
                 })
                 .collect(),
             _sms: n,
+            _trace_sms: nt,
+            _sink_sms: sink_sms,
             _lanes: L,
         })
     }
@@ -308,33 +358,69 @@ impl<const L: usize> Logic for Top<L> {
 
                 MemPort::link(&mut self.mem[s], &mut self.sm[s].mem);
 
-                self.tr_issue_valid[s].next = self.sm[s].tr_issue_valid.val();
-                self.tr_issue_warp[s].next = self.sm[s].tr_issue_warp.val();
-                self.tr_issue_pc[s].next = self.sm[s].tr_issue_pc.val();
-                self.tr_issue_instr[s].next = self.sm[s].tr_issue_instr.val();
-                self.tr_issue_mask[s].next = self.sm[s].tr_issue_mask.val();
-                self.tr_issue_tag[s].next = self.sm[s].tr_issue_tag.val();
-                self.tr_wb_valid[s].next = self.sm[s].tr_wb_valid.val();
-                self.tr_wb_tag[s].next = self.sm[s].tr_wb_tag.val();
-                self.tr_wb_rd[s].next = self.sm[s].tr_wb_rd.val();
-                self.tr_wb_mask[s].next = self.sm[s].tr_wb_mask.val();
-                self.tr_st_valid[s].next = self.sm[s].tr_st_valid.val();
-                self.tr_st_tag[s].next = self.sm[s].tr_st_tag.val();
-                self.tr_st_size[s].next = self.sm[s].tr_st_size.val();
-                self.tr_st_mask[s].next = self.sm[s].tr_st_mask.val();
-                self.tr_wb_data[s].next = self.sm[s].tr_wb_data.val();
-                self.tr_st_addr[s].next = self.sm[s].tr_st_addr.val();
-                self.tr_st_data[s].next = self.sm[s].tr_st_data.val();
-                self.tr_cta_valid[s].next = self.sm[s].tr_cta_valid.val();
-                self.tr_cta_id[s].next = self.sm[s].tr_cta_id.val();
-                self.tr_cta_warps[s].next = self.sm[s].tr_cta_warps.val();
-                self.tr_ready[s].next = self.sm[s].tr_ready.val();
-                self.tr_launch[s].next = self.sm[s].tr_launch.val();
-                self.tr_long[s].next = self.sm[s].tr_long.val();
                 self.ctr_issued[s].next = self.sm[s].ctr_issued.val();
                 self.ctr_idle[s].next = self.sm[s].ctr_idle.val();
                 self.ctr_conflicts[s].next = self.sm[s].ctr_conflicts.val();
             }
+        }
+        // Trace ports (TracePorts::On) or their sinks (Off).
+        for s in 0..self._trace_sms {
+            self.tr_issue_valid[s].next = self.sm[s].tr_issue_valid.val();
+            self.tr_issue_warp[s].next = self.sm[s].tr_issue_warp.val();
+            self.tr_issue_pc[s].next = self.sm[s].tr_issue_pc.val();
+            self.tr_issue_instr[s].next = self.sm[s].tr_issue_instr.val();
+            self.tr_issue_mask[s].next = self.sm[s].tr_issue_mask.val();
+            self.tr_issue_tag[s].next = self.sm[s].tr_issue_tag.val();
+            self.tr_wb_valid[s].next = self.sm[s].tr_wb_valid.val();
+            self.tr_wb_tag[s].next = self.sm[s].tr_wb_tag.val();
+            self.tr_wb_rd[s].next = self.sm[s].tr_wb_rd.val();
+            self.tr_wb_mask[s].next = self.sm[s].tr_wb_mask.val();
+            self.tr_st_valid[s].next = self.sm[s].tr_st_valid.val();
+            self.tr_st_tag[s].next = self.sm[s].tr_st_tag.val();
+            self.tr_st_size[s].next = self.sm[s].tr_st_size.val();
+            self.tr_st_mask[s].next = self.sm[s].tr_st_mask.val();
+            self.tr_wb_data[s].next = self.sm[s].tr_wb_data.val();
+            self.tr_st_addr[s].next = self.sm[s].tr_st_addr.val();
+            self.tr_st_data[s].next = self.sm[s].tr_st_data.val();
+            self.tr_cta_valid[s].next = self.sm[s].tr_cta_valid.val();
+            self.tr_cta_id[s].next = self.sm[s].tr_cta_id.val();
+            self.tr_cta_warps[s].next = self.sm[s].tr_cta_warps.val();
+            self.tr_ready[s].next = self.sm[s].tr_ready.val();
+            self.tr_launch[s].next = self.sm[s].tr_launch.val();
+            self.tr_long[s].next = self.sm[s].tr_long.val();
+        }
+        // Sinks with no SM feeding them (TracePorts::On) still have an input.
+        self.tr_sink1.d[0].next = false;
+        self.tr_sink2.d[0].next = self.k_zero2.val();
+        self.tr_sink5.d[0].next = self.k_zero5.val();
+        self.tr_sink8.d[0].next = self.k_zero8.val();
+        self.tr_sink32.d[0].next = self.k_zero32.val();
+        self.tr_sink64.d[0].next = self.k_zero64.val();
+        self.tr_sink1024.d[0].next = self.k_zero1024.val();
+        for s in 0..self._sink_sms {
+            self.tr_sink1.d[4 * s].next = self.sm[s].tr_issue_valid.val();
+            self.tr_sink1.d[4 * s + 1].next = self.sm[s].tr_wb_valid.val();
+            self.tr_sink1.d[4 * s + 2].next = self.sm[s].tr_st_valid.val();
+            self.tr_sink1.d[4 * s + 3].next = self.sm[s].tr_cta_valid.val();
+            self.tr_sink2.d[s].next = self.sm[s].tr_st_size.val();
+            self.tr_sink5.d[s].next = self.sm[s].tr_wb_rd.val();
+            self.tr_sink8.d[4 * s].next = self.sm[s].tr_issue_warp.val();
+            self.tr_sink8.d[4 * s + 1].next = self.sm[s].tr_issue_tag.val();
+            self.tr_sink8.d[4 * s + 2].next = self.sm[s].tr_wb_tag.val();
+            self.tr_sink8.d[4 * s + 3].next = self.sm[s].tr_st_tag.val();
+            self.tr_sink32.d[6 * s].next = self.sm[s].tr_issue_pc.val();
+            self.tr_sink32.d[6 * s + 1].next = self.sm[s].tr_issue_instr.val();
+            self.tr_sink32.d[6 * s + 2].next = self.sm[s].tr_issue_mask.val();
+            self.tr_sink32.d[6 * s + 3].next = self.sm[s].tr_wb_mask.val();
+            self.tr_sink32.d[6 * s + 4].next = self.sm[s].tr_st_mask.val();
+            self.tr_sink32.d[6 * s + 5].next = self.sm[s].tr_cta_id.val();
+            self.tr_sink64.d[4 * s].next = self.sm[s].tr_cta_warps.val();
+            self.tr_sink64.d[4 * s + 1].next = self.sm[s].tr_ready.val();
+            self.tr_sink64.d[4 * s + 2].next = self.sm[s].tr_launch.val();
+            self.tr_sink64.d[4 * s + 3].next = self.sm[s].tr_long.val();
+            self.tr_sink1024.d[3 * s].next = self.sm[s].tr_wb_data.val();
+            self.tr_sink1024.d[3 * s + 1].next = self.sm[s].tr_st_addr.val();
+            self.tr_sink1024.d[3 * s + 2].next = self.sm[s].tr_st_data.val();
         }
         for ns in self._sms..(self._sms + 1) {
             self.taken.next = self.offered.val() & self.seen[ns].val();

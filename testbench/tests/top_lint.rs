@@ -8,13 +8,21 @@
 use std::time::Instant;
 
 use warpforge_config::GpuConfig;
-use warpforge_hdl::top::{top_verilog, TopOptions, TOP_NAME};
+use warpforge_hdl::top::{top_verilog, TopOptions, TracePorts, TOP_NAME};
 use warpforge_testbench::unit::{lint, yosys_check};
 
 fn check(preset: &str, yosys: bool) {
+    check_with(preset, yosys, TracePorts::On);
+}
+
+fn check_with(preset: &str, yosys: bool, trace: TracePorts) {
     let cfg = GpuConfig::preset(preset).unwrap();
     let t = Instant::now();
-    let v = top_verilog(&cfg, &TopOptions::default()).expect("generate");
+    let opts = TopOptions {
+        trace,
+        ..TopOptions::default()
+    };
+    let v = top_verilog(&cfg, &opts).expect("generate");
     let gen = t.elapsed();
     let t = Instant::now();
     if let Err(e) = lint(TOP_NAME, &v) {
@@ -35,6 +43,51 @@ fn check(preset: &str, yosys: bool) {
 #[test]
 fn top_tiny_lint_and_yosys() {
     check("tiny", true);
+}
+
+/// The ports of the top module, from its header `module warpforge_top(a,b,...);`.
+fn ports(verilog: &str) -> Vec<String> {
+    let start = verilog
+        .find(&format!("module {TOP_NAME}("))
+        .expect("top module")
+        + TOP_NAME.len()
+        + 8;
+    let end = start + verilog[start..].find(')').expect("header");
+    verilog[start..end]
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn top_tiny_without_trace_ports_lint_and_yosys() {
+    check_with("tiny", true, TracePorts::Off);
+}
+
+/// Synthesis's top (TracePorts::Off) differs from co-simulation's only in the trace ports.
+#[test]
+fn trace_ports_are_the_only_difference() {
+    for preset in ["tiny", "small"] {
+        let cfg = GpuConfig::preset(preset).unwrap();
+        let on = ports(&top_verilog(&cfg, &TopOptions::default()).expect("generate"));
+        let off_opts = TopOptions {
+            trace: TracePorts::Off,
+            ..TopOptions::default()
+        };
+        let off = ports(&top_verilog(&cfg, &off_opts).expect("generate"));
+        let without_trace: Vec<&String> = on.iter().filter(|p| !p.starts_with("tr_")).collect();
+        assert!(
+            on.len() > off.len() + 20,
+            "{preset}: {} ports with trace, {} without",
+            on.len(),
+            off.len()
+        );
+        assert_eq!(off.iter().collect::<Vec<_>>(), without_trace, "{preset}");
+        assert!(
+            off.iter().any(|p| p.starts_with("mem$0$"))
+                && off.iter().any(|p| p.starts_with("ctr_"))
+        );
+    }
 }
 
 #[test]

@@ -414,7 +414,11 @@ pub fn build_rtl(
         };
         return Ok((c.proto.new_instance(), info));
     }
-    let generated = top_verilog_file(cfg, &TopOptions { inject }).map_err(CosimError::Build)?;
+    let opts = TopOptions {
+        inject,
+        ..TopOptions::default()
+    };
+    let generated = top_verilog_file(cfg, &opts).map_err(CosimError::Build)?;
     let t1 = Instant::now();
     let m = verilate(&generated.path, trace)?;
     let mut info = BuildInfo::new(generated.path, &m, generated.elapsed, t1.elapsed());
