@@ -164,6 +164,10 @@ struct SynthArgs {
     /// Run the tools even when an identical run's report is cached.
     #[arg(long)]
     no_cache: bool,
+    /// Keep the co-simulation trace ports (synthesis leaves them out by default), to measure
+    /// what they cost.
+    #[arg(long)]
+    trace_ports: bool,
 }
 
 #[derive(clap::Args)]
@@ -1244,7 +1248,11 @@ fn synth_cmd(args: SynthArgs) -> Result<ExitCode> {
     // Options and tools first: a missing tool is reported before the Verilog is generated.
     flow.check()?;
     synth::tool_versions(&flow)?;
-    let design = synth::Design::of_config(&cfg)
+    let mut opts = synth::synthesis_top_options();
+    if args.trace_ports {
+        opts.trace = warpforge_hdl::top::TracePorts::On;
+    }
+    let design = synth::Design::of_config_with(&cfg, &opts)
         .with_context(|| format!("generating the Verilog of `{}`", cfg.name))?;
     let out = synth::run(&design, &flow, &|m| eprintln!("synth: {m}"))?;
     print!("{}", synth::table(&out.report, out.cached));

@@ -20,7 +20,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use warpforge_config::GpuConfig;
-use warpforge_hdl::top::{TopOptions, TOP_NAME};
+use warpforge_hdl::top::{TopOptions, TracePorts, TOP_NAME};
 
 use parse::{ClockFmax, CriticalPath, Overflow, Utilisation};
 use tools::{Step, Tool};
@@ -106,23 +106,36 @@ pub struct Design {
     pub reset: Option<String>,
 }
 
-/// The top-level options of the Verilog that is synthesized. Today the default (verification
-/// ports included: the wrapper XOR-reduces them like every other output); when the top gains
-/// an option to leave them out, synthesis sets it here.
+/// The top-level options of the Verilog that is synthesized: no trace ports (they exist for
+/// co-simulation only; `TracePorts::Off` leaves every other port as it is, which
+/// `testbench/tests/top_lint.rs` checks), so the logic that only feeds them is removed.
 pub fn synthesis_top_options() -> TopOptions {
-    TopOptions::default()
+    TopOptions {
+        trace: TracePorts::Off,
+        ..TopOptions::default()
+    }
 }
 
 impl Design {
-    /// The generated GPU of `cfg` (from the generator's cache when it is there).
+    /// The generated GPU of `cfg` as synthesis takes it ([`synthesis_top_options`]; from the
+    /// generator's cache when it is there).
     pub fn of_config(cfg: &GpuConfig) -> Result<Design> {
-        let g = warpforge_testbench::lockstep::top_verilog_file(cfg, &synthesis_top_options())
-            .map_err(|e| anyhow!(e))?;
+        Self::of_config_with(cfg, &synthesis_top_options())
+    }
+
+    /// The generated GPU of `cfg` with top-level options `opts` (e.g. the trace ports kept, to
+    /// measure what they cost).
+    pub fn of_config_with(cfg: &GpuConfig, opts: &TopOptions) -> Result<Design> {
+        let g =
+            warpforge_testbench::lockstep::top_verilog_file(cfg, opts).map_err(|e| anyhow!(e))?;
         let verilog = std::fs::read_to_string(&g.path)
             .with_context(|| format!("reading {}", g.path.display()))?;
         Ok(Design {
-            label: cfg.name.clone(),
-            id: format!("config {}", cfg.hash_hex()),
+            label: match opts.trace {
+                TracePorts::Off => cfg.name.clone(),
+                TracePorts::On => format!("{} (with trace ports)", cfg.name),
+            },
+            id: format!("config {} {opts:?}", cfg.hash_hex()),
             verilog,
             top: TOP_NAME.to_string(),
             clock: "clock".into(),
