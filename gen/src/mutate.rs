@@ -454,8 +454,12 @@ fn dead_in_context(
     for m in mutations {
         script.push_str(&format!("mutate -ctrl {ALIVE}{} 1 1 {}\n", m.id, m.args));
     }
+    // Initial values go: no run depends on them (the host resets the GPU first), and a mutation
+    // that ties a register's input to a constant can leave two merged constant wires with
+    // different `init` attributes, which yosys 0.23's `opt_merge` refuses ("Conflicting init
+    // values"; seen on tiny's 200-mutant sample).
     script.push_str(&format!(
-        "hierarchy -top {TOP_NAME}\n{CONTEXT_OPT}write_json context-{tag}.netlist.json\n"
+        "hierarchy -top {TOP_NAME}\nattrmap -remove init\n{CONTEXT_OPT}write_json context-{tag}.netlist.json\n"
     ));
     yosys_or_fail(dir, &script, &format!("context-{tag}"))?;
     let netlist_file = dir.join(format!("context-{tag}.netlist.json"));
