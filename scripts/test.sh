@@ -5,7 +5,7 @@
 # "N passed, N failed", added up over every test binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --verilator --yosys
+bash scripts/setup.sh --verilator --yosys --nextpnr
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
