@@ -14,6 +14,7 @@
 //! `in_ready` is high when no instruction is in D+1 or later, so one instruction is resolved
 //! every two cycles at most (three for a splitting `wf.tmc`).
 
+use crate::{k, sigs};
 use rust_hdl::prelude::*;
 use warpforge_isa::{sidecar_kind, FaultCause};
 
@@ -162,14 +163,6 @@ pub struct BranchUnit<const L: usize> {
     k_cause_none: Constant<Bits<4>>,
     k_warp0: Constant<Bits<6>>,
     _lanes: usize,
-}
-
-fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
-}
-
-fn sigs<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 impl<const L: usize> Default for BranchUnit<L> {

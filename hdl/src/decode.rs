@@ -6,6 +6,7 @@
 //! A CSR access that writes, or an unknown CSR number, is decoded as illegal here (the model
 //! finds the same fault when it executes the instruction).
 
+use crate::k;
 use rust_hdl::prelude::*;
 
 use crate::{rename_top, verilog_of, HdlError};
@@ -134,10 +135,6 @@ pub struct Decoder {
     /// Known warpforge CSRs 0xCC0 ..= 0xCCD: 0xCC and the low nibble ≤ 0xD.
     k_csr_wf_hi: Constant<Bits<8>>,
     k_csr_wf_last: Constant<Bits<4>>,
-}
-
-fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl Default for Decoder {

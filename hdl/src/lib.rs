@@ -38,6 +38,16 @@ pub use verilog_text::{dedup_modules, split_comb_blocks};
 
 use rust_hdl::prelude::*;
 
+/// `n` default signals (or blocks): the ports and locals of one per lane, warp, bank or SM.
+pub(crate) fn sigs<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+/// A constant of `N` bits.
+pub(crate) fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
 /// A block that failed rust-hdl's checks (unconnected signal, logic loop, write to an input).
 #[derive(Debug, thiserror::Error)]
 #[error("RTL check failed for `{unit}`: {message}")]

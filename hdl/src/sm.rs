@@ -7,6 +7,7 @@
 // rust-hdl's `#[hdl_gen]` only translates `for i in a..b` loops with indexing.
 #![allow(clippy::needless_range_loop)]
 
+use crate::{k, sigs};
 use rust_hdl::prelude::*;
 use warpforge_config::{GpuConfig, SchedulerPolicy};
 use warpforge_isa::{sidecar_kind, FaultCause};
@@ -306,14 +307,6 @@ pub struct Sm<const L: usize> {
     _alu_lat: usize,
     _mul_lat: usize,
     _div_lat: usize,
-}
-
-fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
-}
-
-fn sigs<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 impl<const L: usize> Sm<L> {

@@ -14,6 +14,7 @@
 //!   dispatch port (`disp_tag`), the writeback port (`wb_tag`) and the fault port (`fault_tag`).
 //! * `reset` (synchronous) frees every entry.
 
+use crate::sigs;
 use rust_hdl::prelude::*;
 
 use crate::scoreboard::{RegVec, WARP_BITS};
@@ -76,10 +77,6 @@ pub struct TagTable<const L: usize> {
     k_zero5: Constant<Bits<5>>,
     _tags: usize,
     _warps: usize,
-}
-
-fn sigs<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 impl<const L: usize> TagTable<L> {

@@ -4,6 +4,7 @@
 // rust-hdl's `#[hdl_gen]` only translates `for i in a..b` loops with indexing.
 #![allow(clippy::needless_range_loop)]
 
+use crate::{k, sigs};
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 use warpforge_isa::memmap;
@@ -156,17 +157,9 @@ pub struct Top<const L: usize> {
     _lanes: usize,
 }
 
-fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
-}
-
 /// A sink of `per_sm` inputs for each of `sms` SMs (at least one input).
 fn sink<T: Synth>(per_sm: usize, sms: usize) -> Unused<T> {
     Unused::new((per_sm * sms).max(1))
-}
-
-fn sigs<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 impl<const L: usize> Top<L> {

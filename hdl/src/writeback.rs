@@ -12,6 +12,7 @@
 //! The injected fault (`TopOptions::inject`, for the checker's own test) flips one lane's bit of
 //! every ALU `sub` result; `instr` (the instruction of `tag`, from the tag table) recognises it.
 
+use crate::sigs;
 use rust_hdl::prelude::*;
 
 use crate::tag_table::TAG_BITS;
@@ -58,10 +59,6 @@ pub struct Writeback {
     k_inject: Vec<Constant<Bits<32>>>,
     k_inject_on: Constant<Bit>,
     _lanes: usize,
-}
-
-fn sigs<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 impl Writeback {
