@@ -23,10 +23,13 @@
  *    wait for t4: sixteen adds overlap the divide; then t4 is read for real:
  *    ((0xE8000 ^ (x + 29)) + 16 x) + x / y. An RTL that waits anyway gives the right value
  *    in more cycles, which the regression's cycle check reports (docs/verification.md).
+ * 12 every tag in flight (docs/microarch/sm.md "Tags"): a divide and a load outstanding behind
+ *    six multiplies whose sources are x0 (no bank read, so even two collector units dispatch
+ *    one per cycle): x / y + w1 (the products are 0).
  */
 #include "warpforge.h"
 
-#define HAZARDS_WORDS 12
+#define HAZARDS_WORDS 13
 
 struct params {
     uint32_t *mem;
@@ -114,6 +117,14 @@ __asm__(".text\n.globl hz_run\n.type hz_run, @function\n.p2align 2\n"
         "    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n    add t5, t5, a1\n"
         "    add t5, t5, t4\n"
         "    sw t5, 44(a3)\n"
+        /* 12: every tag */
+        "    divu t0, a1, a2\n"
+        "    lw t1, 4(a0)\n"
+        "    mul t2, zero, zero\n    mul t3, zero, zero\n    mul t4, zero, zero\n"
+        "    mul t5, zero, zero\n    mul t6, zero, zero\n    mul a4, zero, zero\n"
+        "    add t0, t0, t1\n    add t2, t2, t3\n    add t4, t4, t5\n    add t6, t6, a4\n"
+        "    add t0, t0, t2\n    add t4, t4, t6\n    add t0, t0, t4\n"
+        "    sw t0, 48(a3)\n"
         "    ret\n"
         ".size hz_run, .-hz_run\n");
 

@@ -32,6 +32,8 @@ pub struct BranchUnit<const L: usize> {
     // ---- dispatch (cycle D)
     pub in_valid: Signal<In, Bit>,
     pub in_ready: Signal<Out, Bit>,
+    /// The instruction in the unit finishes in this cycle: `in_ready` is high in the next one.
+    pub finishing: Signal<Out, Bit>,
     pub in_warp: Signal<In, Bits<6>>,
     pub in_pc: Signal<In, Bits<32>>,
     pub in_imm: Signal<In, Bits<32>>,
@@ -178,6 +180,7 @@ impl<const L: usize> BranchUnit<L> {
             reset: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            finishing: Default::default(),
             in_warp: Default::default(),
             in_pc: Default::default(),
             in_imm: Default::default(),
@@ -524,6 +527,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
 
         // ---------------- registers
         self.in_ready.next = !self.s_valid.q.val();
+        self.finishing.next = self.s_valid.q.val() & self.done.val();
         self.s_valid.d.next = (self.s_valid.q.val() & !self.done.val())
             | (self.in_valid.val() & !self.s_valid.q.val());
         self.s_phase2.d.next = self.s_valid.q.val() & !self.done.val();

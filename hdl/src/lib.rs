@@ -16,6 +16,7 @@ pub mod branch_unit;
 pub mod csr_read;
 pub mod cta_launch;
 pub mod decode;
+pub mod dispatch_register;
 pub mod divider;
 pub mod fault_capture;
 pub mod fetch;

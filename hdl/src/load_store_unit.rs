@@ -296,6 +296,9 @@ pub struct LoadStoreUnit {
     // instruction in
     pub in_valid: Signal<In, Bit>,
     pub in_ready: Signal<Out, Bit>,
+    /// The instruction in the unit completes in this cycle (`out_valid & out_ready`), so the
+    /// unit is idle in the next one unless it faulted or a clear starts.
+    pub finishing: Signal<Out, Bit>,
     pub in_tag: Signal<In, Bits<TAG_BITS>>,
     pub in_warp: Signal<In, Bits<WARP_BITS>>,
     pub in_store: Signal<In, Bit>,
@@ -490,6 +493,7 @@ impl LoadStoreUnit {
             reset: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            finishing: Default::default(),
             in_tag: Default::default(),
             in_warp: Default::default(),
             in_store: Default::default(),
@@ -881,6 +885,7 @@ impl Logic for LoadStoreUnit {
             self.out_sdata[l].next = self.sdata_r.q[l].val();
         }
         self.in_ready.next = self.ready.val();
+        self.finishing.next = self.done.val() & self.out_ready.val();
         self.fault_valid.next = self.fault_q.q.val();
         self.fault_tag.next = self.ftag_q.q.val();
         self.fault_warp.next = self.fwarp_q.q.val();

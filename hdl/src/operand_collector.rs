@@ -29,6 +29,12 @@
 //! * **Read latency**: a source granted in `c` is delivered from the bank in `c + 1`; a CU is
 //!   *complete* in the first cycle in which none of its sources is pending, i.e. one cycle after
 //!   its last grant (the arriving operand is bypassed straight to the dispatch port).
+//! * **Forwarding**: a pending source of a CU that is busy at the start of `c` whose register
+//!   (same warp) is written in `c` by a writeback that writes *every* lane is collected from
+//!   the writeback: not pending from `c + 1`, its value the written one (no bank read; the
+//!   bank is the writeback's in `c` anyway). With a partial mask it stays pending and is read
+//!   from the bank later (the unwritten lanes keep their values there). This lets the SM
+//!   release a fixed-latency result's scoreboard entry one cycle before its writeback.
 //! * **Dispatch**: one output. A complete CU is *eligible* unless another CU holds an older
 //!   instruction of the same warp (per-warp issue order). Among the eligible CUs, round-robin
 //!   starting at the pointer `dptr`; `dptr` moves to the CU after the dispatched one on a
@@ -159,6 +165,8 @@ pub struct OperandCollector {
 
     // ---- combinational
     wb_go: Signal<Local, bool>,
+    /// The writeback writes every lane (so it can be forwarded into a collector unit).
+    wb_full: Signal<Local, bool>,
     wb_bank: Signal<Local, Bits<BANK_BITS>>,
     seen: Vec<Signal<Local, bool>>,
     obank: Vec<Signal<Local, Bits<BANK_BITS>>>,
@@ -177,6 +185,8 @@ pub struct OperandCollector {
     gcu: Vec<Signal<Local, Bits<CU_BITS>>>,
     gsrc: Vec<Signal<Local, Bits<SRC_BITS>>>,
     gr: Vec<Signal<Local, bool>>,
+    /// `[i * S + s]`: source `s` of CU `i` is collected from this cycle's writeback.
+    fwd: Vec<Signal<Local, bool>>,
     /// Crossbar: bank selected by port `i*P + p`, and its lanes.
     pbank: Vec<Signal<Local, Bits<BANK_BITS>>>,
     cu_in: Vec<Signal<Local, Bits<32>>>,
@@ -289,6 +299,7 @@ impl OperandCollector {
             rr: sigs(b),
             dptr: Default::default(),
             wb_go: Default::default(),
+            wb_full: Default::default(),
             wb_bank: Default::default(),
             seen: sigs(c),
             obank: sigs(c * s),
@@ -306,6 +317,7 @@ impl OperandCollector {
             gcu: sigs(b),
             gsrc: sigs(b),
             gr: sigs(c * s),
+            fwd: sigs(c * s),
             pbank: sigs(c * p),
             cu_in: sigs(c * p * l),
             cu_cur: sigs(c * s * l),
@@ -399,6 +411,12 @@ impl Logic for OperandCollector {
                             self.wb_go.next = self.wb_valid.val()
                                 && !self.reset.val()
                                 && (self.wb_rd.val() != self.reg_zero.val());
+                            self.wb_full.next = true;
+                            for l in 0..self._l {
+                                if !self.wb_mask[l].val() {
+                                    self.wb_full.next = false;
+                                }
+                            }
                             self.wb_bank.next = (self.wb_rd.val()
                                 + (self.wb_warp.val().get_bits::<5>(0) & self.swizzle_mask.val()))
                                 & self.bank_mask.val();
@@ -696,9 +714,18 @@ impl Logic for OperandCollector {
                                 for s in 0..self._s {
                                     self.cu_reg[i * ns + s].d.next =
                                         self.cu_reg[i * ns + s].q.val();
+                                    // Forwarding: a pending source of a busy unit that this
+                                    // cycle's full-mask writeback writes is collected from it.
+                                    self.fwd[i * ns + s].next = self.wb_go.val()
+                                        && self.wb_full.val()
+                                        && self.cu_valid[i].q.val()
+                                        && self.cu_pend[i * ns + s].q.val()
+                                        && (self.cu_warp[i].q.val() == self.wb_warp.val())
+                                        && (self.cu_reg[i * ns + s].q.val() == self.wb_rd.val());
                                     self.cu_pend[i * ns + s].d.next =
                                         self.cu_pend[i * ns + s].q.val()
-                                            && !self.gr[i * ns + s].val();
+                                            && !self.gr[i * ns + s].val()
+                                            && !self.fwd[i * ns + s].val();
                                     self.cu_arr[i * ns + s].d.next = self.gr[i * ns + s].val();
                                     if self.alloc_cu[i].val() {
                                         self.cu_reg[i * ns + s].d.next = self.issue_src[s].val();
@@ -711,6 +738,10 @@ impl Logic for OperandCollector {
                                     for l in 0..self._l {
                                         self.cu_data[(i * ns + s) * nl + l].d.next =
                                             self.cu_cur[(i * ns + s) * nl + l].val();
+                                        if self.fwd[i * ns + s].val() {
+                                            self.cu_data[(i * ns + s) * nl + l].d.next =
+                                                self.wb_data[l].val();
+                                        }
                                         if self.alloc_cu[i].val() {
                                             self.cu_data[(i * ns + s) * nl + l].d.next =
                                                 self.data_zero.val();

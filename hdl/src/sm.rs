@@ -19,6 +19,7 @@ use crate::cta_launch::CtaLaunch;
 use crate::decode::{
     Decoder, HeadFields, STEP_LANE, STEP_STACK, UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL,
 };
+use crate::dispatch_register::DispatchRegister;
 use crate::divider::Divider;
 use crate::fault_capture::FaultCapture;
 use crate::fetch::Fetch;
@@ -128,6 +129,7 @@ pub struct Sm<const L: usize> {
     div: Divider,
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
+    dreg: DispatchRegister<L>,
     ctrs: PerfCounters,
     launch: CtaLaunch<L>,
     wb: Writeback,
@@ -140,7 +142,10 @@ pub struct Sm<const L: usize> {
     pack_st_data: WordPack<32, 1024>,
     pk_gw: WordPack<6, 32>,
     pk_imask: WordPack<L, 32>,
+    /// The operand collector's payload: the tag (bits 7..0) and the unit route (15..8).
     pk_tag16: WordPack<8, 16>,
+    /// The unit route of the issuing instruction: ALU, MUL, DIV, LSU, BU (bits 0..4).
+    pk_route: BitPack<8>,
     pk_g8: WordPack<6, 8>,
     pk_fw8: WordPack<6, 8>,
     pk_j16: WordPack<6, 16>,
@@ -180,6 +185,11 @@ pub struct Sm<const L: usize> {
     c_base: RegVec<Bits<32>>,
     /// Writeback slots: `slot[k]` = a fixed-latency result arrives `k` cycles from now.
     slot: RegVec<Bit>,
+    /// Early scoreboard release of ALU and multiplier results: `rel_*[k]` is released `k`
+    /// cycles from now, one cycle before its writeback (the operand collector forwards it).
+    rel_valid: RegVec<Bit>,
+    rel_warp: RegVec<Bits<6>>,
+    rel_rd: RegVec<Bits<5>>,
     // ---- CTA launch
     // ---- fault and counters
 
@@ -304,6 +314,7 @@ pub struct Sm<const L: usize> {
     _banks: usize,
     _tags: usize,
     _slots: usize,
+    _rels: usize,
     _alu_lat: usize,
     _mul_lat: usize,
     _div_lat: usize,
@@ -327,7 +338,9 @@ impl<const L: usize> Sm<L> {
             cfg.mul_latency as usize,
             cfg.div_latency as usize,
         );
-        let slots = alu_lat.max(mul_lat).max(div_lat) + 1;
+        // A result of latency `lat` is written back `lat + 1` cycles after dispatch (one cycle
+        // in the dispatch register).
+        let slots = alu_lat.max(mul_lat).max(div_lat) + 2;
         let tags = cfg.tags_per_sm() as usize;
         let flip: Vec<u64> = (0..L)
             .map(|l| match inject {
@@ -412,6 +425,7 @@ impl<const L: usize> Sm<L> {
             div: Divider::new(cfg)?,
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
+            dreg: DispatchRegister::new(3),
             ctrs: PerfCounters::new(cfg.rf_banks as usize),
             launch: CtaLaunch::default(),
             wb: Writeback::new(&flip),
@@ -424,7 +438,8 @@ impl<const L: usize> Sm<L> {
             pack_st_data: WordPack::new(L),
             pk_gw: WordPack::new(1),
             pk_imask: WordPack::new(1),
-            pk_tag16: WordPack::new(1),
+            pk_tag16: WordPack::new(2),
+            pk_route: BitPack::new(5),
             pk_g8: WordPack::new(1),
             pk_fw8: WordPack::new(1),
             pk_j16: WordPack::new(1),
@@ -458,6 +473,9 @@ impl<const L: usize> Sm<L> {
             c_launching: RegVec::new(w),
             c_base: RegVec::new(w),
             slot: RegVec::new(slots),
+            rel_valid: RegVec::new(alu_lat.max(mul_lat)),
+            rel_warp: RegVec::new(alu_lat.max(mul_lat)),
+            rel_rd: RegVec::new(alu_lat.max(mul_lat)),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
@@ -576,6 +594,7 @@ impl<const L: usize> Sm<L> {
             _banks: cfg.rf_banks as usize,
             _tags: tags,
             _slots: slots,
+            _rels: alu_lat.max(mul_lat),
             _alu_lat: alu_lat,
             _mul_lat: mul_lat,
             _div_lat: div_lat,
@@ -596,6 +615,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.div.clock.next = self.clock.val();
         self.bu.clock.next = self.clock.val();
         self.lsu.clock.next = self.clock.val();
+        self.dreg.clock.next = self.clock.val();
+        self.dreg.reset.next = self.reset.val();
         self.stack.clock.next = self.clock.val();
         self.w_launched.clock.next = self.clock.val();
         self.w_cta.clock.next = self.clock.val();
@@ -609,6 +630,9 @@ impl<const L: usize> Logic for Sm<L> {
         self.c_launching.clock.next = self.clock.val();
         self.c_base.clock.next = self.clock.val();
         self.slot.clock.next = self.clock.val();
+        self.rel_valid.clock.next = self.clock.val();
+        self.rel_warp.clock.next = self.clock.val();
+        self.rel_rd.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -697,6 +721,7 @@ impl<const L: usize> Logic for Sm<L> {
                         & (self.free_all.val() >= self.k_cta_warps.val())
                         & (self.smem_top.val() <= self.k_smem_bytes.val())
                         & self.lsu.in_ready.val()
+                        & !self.dreg.e_to_lsu.val()
                         & !self.halted.val()
                         & !self.reset.val();
                     if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
@@ -706,6 +731,7 @@ impl<const L: usize> Logic for Sm<L> {
                             & (self.res_cnt.val() == self.k_zero16.val())
                             & (self.smem_need.val() <= self.k_smem_bytes.val())
                             & self.lsu.in_ready.val()
+                            & !self.dreg.e_to_lsu.val()
                             & !self.halted.val()
                             & !self.reset.val();
                     }
@@ -832,6 +858,17 @@ impl<const L: usize> Logic for Sm<L> {
                     self.oc.issue_need[1].next = self.dec_i.rs2_valid.val();
                     self.oc.issue_src[2].next = self.k_reg_ra.val();
                     self.oc.issue_need[2].next = self.i_at_return.val();
+                    // The unit route travels with the tag in the collector's payload, so the
+                    // dispatch checks need no decode.
+                    self.pk_route.d[0].next = (self.dec_i.unit.val() == self.k_unit_alu.val())
+                        & self.dec_i.rd_valid.val();
+                    self.pk_route.d[1].next = (self.dec_i.unit.val() == self.k_unit_mul.val())
+                        & self.dec_i.rd_valid.val();
+                    self.pk_route.d[2].next = (self.dec_i.unit.val() == self.k_unit_div.val())
+                        & self.dec_i.rd_valid.val();
+                    self.pk_route.d[3].next = self.dec_i.unit.val() == self.k_unit_lsu.val();
+                    self.pk_route.d[4].next = self.dec_i.is_control.val() | self.i_ends.val();
+                    self.pk_tag16.d[1].next = self.pk_route.q.val();
                     self.oc.issue_payload.next = self.pk_tag16.q.val();
 
                     self.tr_issue_valid.next = self.gv.val();
@@ -841,7 +878,8 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tr_issue_mask.next = self.pk_imask.q.val();
                     self.tr_issue_tag.next = self.n_tag.val();
 
-                    // ---------------- dispatch
+                    // ---------------- dispatch (cycle D): operand collector handshake, tag-table
+                    // read, decode, into the dispatch register
                     self.td.next = self.oc.disp_payload.val().get_bits::<8>(0);
                     self.tags.disp_tag.next = self.td.val();
                     self.d_pc.next = self.tags.disp_pc.val();
@@ -863,35 +901,46 @@ impl<const L: usize> Logic for Sm<L> {
                             self.d_smem.next = self.c_base.q[j].val();
                         }
                     }
-                    self.need_alu.next = (self.dec_d.unit.val() == self.k_unit_alu.val())
-                        & self.dec_d.rd_valid.val();
-                    self.need_mul.next = (self.dec_d.unit.val() == self.k_unit_mul.val())
-                        & self.dec_d.rd_valid.val();
-                    self.need_div.next = (self.dec_d.unit.val() == self.k_unit_div.val())
-                        & self.dec_d.rd_valid.val();
-                    self.need_lsu.next = self.dec_d.unit.val() == self.k_unit_lsu.val();
-                    self.need_bu.next = self.dec_d.is_control.val() | self.d_ends.val();
+                    self.need_alu.next = self.oc.disp_payload.val().get_bit(8);
+                    self.need_mul.next = self.oc.disp_payload.val().get_bit(9);
+                    self.need_div.next = self.oc.disp_payload.val().get_bit(10);
+                    self.need_lsu.next = self.oc.disp_payload.val().get_bit(11);
+                    self.need_bu.next = self.oc.disp_payload.val().get_bit(12);
+                    // The unit takes the instruction in D + 1, from the dispatch register: its
+                    // writeback slot is one cycle further ahead, and a unit is busy while the
+                    // register holds an instruction for it.
                     self.d_ready.next = !self.halted.val();
                     for na in self._alu_lat..(self._alu_lat + 1) {
-                        if self.need_alu.val() & self.slot.q[na].val() {
+                        if self.need_alu.val() & self.slot.q[na + 1].val() {
                             self.d_ready.next = false;
                         }
                     }
                     for nm in self._mul_lat..(self._mul_lat + 1) {
-                        if self.need_mul.val() & self.slot.q[nm].val() {
+                        if self.need_mul.val() & self.slot.q[nm + 1].val() {
                             self.d_ready.next = false;
                         }
                     }
                     for nd in self._div_lat..(self._div_lat + 1) {
-                        if self.need_div.val() & (self.slot.q[nd].val() | !self.div.in_ready.val())
+                        if self.need_div.val()
+                            & (self.slot.q[nd + 1].val()
+                                | !self.div.in_ready.val()
+                                | self.dreg.e_to_div.val())
                         {
                             self.d_ready.next = false;
                         }
                     }
-                    if self.need_lsu.val() & (!self.lsu.in_ready.val() | self.cta_go.val()) {
+                    // The load/store and branch units take the next instruction in the cycle
+                    // after they finish one, as they would without the register.
+                    if self.need_lsu.val()
+                        & (!self.lsu.in_ready.val() | self.dreg.e_to_lsu.val() | self.cta_go.val())
+                        & !self.lsu.finishing.val()
+                    {
                         self.d_ready.next = false;
                     }
-                    if self.need_bu.val() & !self.bu.in_ready.val() {
+                    if self.need_bu.val()
+                        & (!self.bu.in_ready.val() | self.dreg.e_to_bu.val())
+                        & !self.bu.finishing.val()
+                    {
                         self.d_ready.next = false;
                     }
                     self.oc.disp_ready.next = self.d_ready.val();
@@ -911,17 +960,17 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     for na in self._alu_lat..(self._alu_lat + 1) {
                         if self.d_fire.val() & self.need_alu.val() {
-                            self.slot.d[na - 1].next = true;
+                            self.slot.d[na].next = true;
                         }
                     }
                     for nm in self._mul_lat..(self._mul_lat + 1) {
                         if self.d_fire.val() & self.need_mul.val() {
-                            self.slot.d[nm - 1].next = true;
+                            self.slot.d[nm].next = true;
                         }
                     }
                     for nd in self._div_lat..(self._div_lat + 1) {
                         if self.d_fire.val() & self.need_div.val() {
-                            self.slot.d[nd - 1].next = true;
+                            self.slot.d[nd].next = true;
                         }
                     }
                     if self.reset.val() {
@@ -930,84 +979,155 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                     }
 
-                    // Execution units.
-                    self.alu.in_valid.next = self.d_fire.val() & self.need_alu.val();
-                    self.alu.in_op.next = self.dec_d.alu_op.val();
-                    self.alu.in_cmp.next = self.dec_d.cmp.val();
-                    self.alu.in_tag.next = self.td.val();
-                    self.mul.in_valid.next = self.d_fire.val() & self.need_mul.val();
-                    self.mul.in_op.next = self.dec_d.md_op.val();
-                    self.mul.in_tag.next = self.td.val();
-                    self.div.in_valid.next = self.d_fire.val() & self.need_div.val();
-                    self.div.in_op.next = self.dec_d.md_op.val();
-                    self.div.in_tag.next = self.td.val();
+                    // Early release: an ALU or multiplier result frees its scoreboard entry in the
+                    // cycle before its writeback (D + lat), so a dependent instruction issues
+                    // then and collects the value from the writeback (operand forwarding).
+                    for r in 0..(self._rels - 1) {
+                        self.rel_valid.d[r].next = self.rel_valid.q[r + 1].val();
+                        self.rel_warp.d[r].next = self.rel_warp.q[r + 1].val();
+                        self.rel_rd.d[r].next = self.rel_rd.q[r + 1].val();
+                    }
+                    for nr in (self._rels - 1)..self._rels {
+                        self.rel_valid.d[nr].next = false;
+                        self.rel_warp.d[nr].next = self.rel_warp.q[nr].val();
+                        self.rel_rd.d[nr].next = self.rel_rd.q[nr].val();
+                    }
+                    for na in self._alu_lat..(self._alu_lat + 1) {
+                        if self.d_fire.val() & self.need_alu.val() {
+                            self.rel_valid.d[na - 1].next = true;
+                            self.rel_warp.d[na - 1].next = self.oc.disp_warp.val();
+                            self.rel_rd.d[na - 1].next = self.dec_d.rd.val();
+                        }
+                    }
+                    for nm in self._mul_lat..(self._mul_lat + 1) {
+                        if self.d_fire.val() & self.need_mul.val() {
+                            self.rel_valid.d[nm - 1].next = true;
+                            self.rel_warp.d[nm - 1].next = self.oc.disp_warp.val();
+                            self.rel_rd.d[nm - 1].next = self.dec_d.rd.val();
+                        }
+                    }
+                    if self.reset.val() {
+                        for r in 0..self._rels {
+                            self.rel_valid.d[r].next = false;
+                        }
+                    }
+
+                    // Dispatch register (hdl/src/dispatch_register.rs).
+                    self.dreg.d_to_alu.next = self.d_fire.val() & self.need_alu.val();
+                    self.dreg.d_to_mul.next = self.d_fire.val() & self.need_mul.val();
+                    self.dreg.d_to_div.next = self.d_fire.val() & self.need_div.val();
+                    self.dreg.d_to_lsu.next = self.d_fire.val() & self.need_lsu.val();
+                    self.dreg.d_to_bu.next = self.d_fire.val() & self.need_bu.val();
+                    self.dreg.d_tag.next = self.td.val();
+                    self.dreg.d_warp.next = self.oc.disp_warp.val();
+                    self.dreg.d_pc.next = self.d_pc.val();
+                    self.dreg.d_mask.next = self.d_mask.val();
+                    self.dreg.d_csr.next = self.d_csr.val();
+                    self.dreg.d_recon.next = self.d_recon.val();
+                    self.dreg.d_smem.next = self.d_smem.val();
+                    self.dreg.d_alu_op.next = self.dec_d.alu_op.val();
+                    self.dreg.d_cmp.next = self.dec_d.cmp.val();
+                    self.dreg.d_md_op.next = self.dec_d.md_op.val();
+                    self.dreg.d_mem_size.next = self.dec_d.mem_size.val();
+                    self.dreg.d_csr_step.next = self.dec_d.csr_step.val();
+                    self.dreg.d_imm.next = self.dec_d.imm.val();
+                    self.dreg.d_a_pc.next = self.dec_d.a_pc.val();
+                    self.dreg.d_a_zero.next = self.dec_d.a_zero.val();
+                    self.dreg.d_b_imm.next = self.dec_d.b_imm.val();
+                    self.dreg.d_b_four.next = self.dec_d.b_four.val();
+                    self.dreg.d_is_csr.next = self.dec_d.is_csr.val();
+                    self.dreg.d_is_store.next = self.dec_d.is_store.val();
+                    self.dreg.d_mem_unsigned.next = self.dec_d.mem_unsigned.val();
+                    self.dreg.d_is_jalr.next = self.dec_d.is_jalr.val();
+                    self.dreg.d_is_branch.next = self.dec_d.is_branch.val();
+                    self.dreg.d_is_jal.next = self.dec_d.is_jal.val();
+                    self.dreg.d_is_exit.next = self.dec_d.is_exit.val();
+                    self.dreg.d_is_tmc.next = self.dec_d.is_tmc.val();
+                    self.dreg.d_rd_valid.next = self.dec_d.rd_valid.val();
+                    for i in 0..(3 * self._lanes) {
+                        self.dreg.d_data[i].next = self.oc.disp_data[i].val();
+                    }
+
+                    // ---------------- execution units (cycle D + 1), from the dispatch register;
+                    // nothing enters a unit once the GPU has stopped on a fault
+                    self.alu.in_valid.next = self.dreg.e_to_alu.val() & !self.halted.val();
+                    self.alu.in_op.next = self.dreg.e_alu_op.val();
+                    self.alu.in_cmp.next = self.dreg.e_cmp.val();
+                    self.alu.in_tag.next = self.dreg.e_tag.val();
+                    self.mul.in_valid.next = self.dreg.e_to_mul.val() & !self.halted.val();
+                    self.mul.in_op.next = self.dreg.e_md_op.val();
+                    self.mul.in_tag.next = self.dreg.e_tag.val();
+                    self.div.in_valid.next = self.dreg.e_to_div.val() & !self.halted.val();
+                    self.div.in_op.next = self.dreg.e_md_op.val();
+                    self.div.in_tag.next = self.dreg.e_tag.val();
                     for l in 0..self._lanes {
-                        self.csr_lane[l].next = self.d_csr.val();
-                        if self.dec_d.csr_step.val() == self.k_step_lane.val() {
-                            self.csr_lane[l].next = self.d_csr.val() + self.k_lane32[l].val();
+                        self.csr_lane[l].next = self.dreg.e_csr.val();
+                        if self.dreg.e_csr_step.val() == self.k_step_lane.val() {
+                            self.csr_lane[l].next = self.dreg.e_csr.val() + self.k_lane32[l].val();
                         }
-                        if self.dec_d.csr_step.val() == self.k_step_stack.val() {
-                            self.csr_lane[l].next = self.d_csr.val() - self.k_lane_stack[l].val();
+                        if self.dreg.e_csr_step.val() == self.k_step_stack.val() {
+                            self.csr_lane[l].next =
+                                self.dreg.e_csr.val() - self.k_lane_stack[l].val();
                         }
-                        self.alu.in_mask[l].next = self.d_mask.val().get_bit(l);
-                        if self.dec_d.is_jalr.val() {
+                        self.alu.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
+                        if self.dreg.e_is_jalr.val() {
                             self.alu.in_mask[l].next = self.bu.disp_group.val().get_bit(l);
                         }
-                        self.alu.in_a[l].next = self.oc.disp_data[l].val();
-                        if self.dec_d.a_pc.val() {
-                            self.alu.in_a[l].next = self.d_pc.val();
+                        self.alu.in_a[l].next = self.dreg.e_data[l].val();
+                        if self.dreg.e_a_pc.val() {
+                            self.alu.in_a[l].next = self.dreg.e_pc.val();
                         }
-                        if self.dec_d.a_zero.val() {
+                        if self.dreg.e_a_zero.val() {
                             self.alu.in_a[l].next = self.k_zero32.val();
                         }
-                        if self.dec_d.is_csr.val() {
+                        if self.dreg.e_is_csr.val() {
                             self.alu.in_a[l].next = self.csr_lane[l].val();
                         }
-                        self.alu.in_b[l].next = self.oc.disp_data[nl + l].val();
-                        if self.dec_d.b_imm.val() {
-                            self.alu.in_b[l].next = self.dec_d.imm.val();
+                        self.alu.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        if self.dreg.e_b_imm.val() {
+                            self.alu.in_b[l].next = self.dreg.e_imm.val();
                         }
-                        if self.dec_d.b_four.val() {
+                        if self.dreg.e_b_four.val() {
                             self.alu.in_b[l].next = self.k_four.val();
                         }
-                        if self.dec_d.is_csr.val() {
+                        if self.dreg.e_is_csr.val() {
                             self.alu.in_b[l].next = self.k_zero32.val();
                         }
-                        self.mul.in_mask[l].next = self.d_mask.val().get_bit(l);
-                        self.mul.in_a[l].next = self.oc.disp_data[l].val();
-                        self.mul.in_b[l].next = self.oc.disp_data[nl + l].val();
-                        self.div.in_mask[l].next = self.d_mask.val().get_bit(l);
-                        self.div.in_a[l].next = self.oc.disp_data[l].val();
-                        self.div.in_b[l].next = self.oc.disp_data[nl + l].val();
-                        self.lsu.in_mask[l].next = self.d_mask.val().get_bit(l);
-                        self.lsu.in_base[l].next = self.oc.disp_data[l].val();
-                        self.lsu.in_data[l].next = self.oc.disp_data[nl + l].val();
-                        self.bu.in_a[l].next = self.oc.disp_data[l].val();
-                        self.bu.in_b[l].next = self.oc.disp_data[nl + l].val();
-                        self.bu.in_ra[l].next = self.oc.disp_data[nl + nl + l].val();
+                        self.mul.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
+                        self.mul.in_a[l].next = self.dreg.e_data[l].val();
+                        self.mul.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        self.div.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
+                        self.div.in_a[l].next = self.dreg.e_data[l].val();
+                        self.div.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        self.lsu.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
+                        self.lsu.in_base[l].next = self.dreg.e_data[l].val();
+                        self.lsu.in_data[l].next = self.dreg.e_data[nl + l].val();
+                        self.bu.in_a[l].next = self.dreg.e_data[l].val();
+                        self.bu.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        self.bu.in_ra[l].next = self.dreg.e_data[nl + nl + l].val();
                     }
-                    self.lsu.in_valid.next = self.d_fire.val() & self.need_lsu.val();
-                    self.lsu.in_tag.next = self.td.val();
-                    self.lsu.in_warp.next = self.oc.disp_warp.val();
-                    self.lsu.in_store.next = self.dec_d.is_store.val();
-                    self.lsu.in_size.next = self.dec_d.mem_size.val();
-                    self.lsu.in_unsigned.next = self.dec_d.mem_unsigned.val();
-                    self.lsu.in_offset.next = self.dec_d.imm.val();
-                    self.lsu.in_smem_base.next = self.d_smem.val();
+                    self.lsu.in_valid.next = self.dreg.e_to_lsu.val() & !self.halted.val();
+                    self.lsu.in_tag.next = self.dreg.e_tag.val();
+                    self.lsu.in_warp.next = self.dreg.e_warp.val();
+                    self.lsu.in_store.next = self.dreg.e_is_store.val();
+                    self.lsu.in_size.next = self.dreg.e_mem_size.val();
+                    self.lsu.in_unsigned.next = self.dreg.e_mem_unsigned.val();
+                    self.lsu.in_offset.next = self.dreg.e_imm.val();
+                    self.lsu.in_smem_base.next = self.dreg.e_smem.val();
                     self.lsu.in_smem_size.next = self.smem_need.val();
-                    self.bu.in_valid.next = self.d_fire.val() & self.need_bu.val();
-                    self.bu.in_warp.next = self.oc.disp_warp.val();
-                    self.bu.in_pc.next = self.d_pc.val();
-                    self.bu.in_imm.next = self.dec_d.imm.val();
-                    self.bu.in_cmp.next = self.dec_d.cmp.val();
-                    self.bu.in_recon.next = self.d_recon.val();
-                    self.bu.in_mask.next = self.d_mask.val();
-                    self.bu.in_branch.next = self.dec_d.is_branch.val();
-                    self.bu.in_jal.next = self.dec_d.is_jal.val();
-                    self.bu.in_jalr.next = self.dec_d.is_jalr.val();
-                    self.bu.in_rd_zero.next = !self.dec_d.rd_valid.val();
-                    self.bu.in_exit.next = self.dec_d.is_exit.val();
-                    self.bu.in_tmc.next = self.dec_d.is_tmc.val();
+                    self.bu.in_valid.next = self.dreg.e_to_bu.val() & !self.halted.val();
+                    self.bu.in_warp.next = self.dreg.e_warp.val();
+                    self.bu.in_pc.next = self.dreg.e_pc.val();
+                    self.bu.in_imm.next = self.dreg.e_imm.val();
+                    self.bu.in_cmp.next = self.dreg.e_cmp.val();
+                    self.bu.in_recon.next = self.dreg.e_recon.val();
+                    self.bu.in_mask.next = self.dreg.e_mask.val();
+                    self.bu.in_branch.next = self.dreg.e_is_branch.val();
+                    self.bu.in_jal.next = self.dreg.e_is_jal.val();
+                    self.bu.in_jalr.next = self.dreg.e_is_jalr.val();
+                    self.bu.in_rd_zero.next = !self.dreg.e_rd_valid.val();
+                    self.bu.in_exit.next = self.dreg.e_is_exit.val();
+                    self.bu.in_tmc.next = self.dreg.e_is_tmc.val();
                     self.bu.stack_full.next = false;
                     for w in 0..self._warps {
                         self.u_full.d[w].next = self.stack.full[w].val();
@@ -1067,13 +1187,17 @@ impl<const L: usize> Logic for Sm<L> {
                         self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
                     self.oc.wb_warp.next = self.wb_warp.val();
                     self.oc.wb_rd.next = self.wb_rd.val();
-                    self.sb.rel0_valid.next =
-                        self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
+                    // Release at writeback: divider and load results (ALU and multiplier
+                    // results were released a cycle earlier, below).
+                    self.sb.rel0_valid.next = self.wb_valid.val()
+                        & (self.wb_rd.val() != self.k_zero5.val())
+                        & !self.alu.out_valid.val()
+                        & !self.mul.out_valid.val();
                     self.sb.rel0_warp.next = self.wb_warp.val();
                     self.sb.rel0_rd.next = self.wb_rd.val();
-                    self.sb.rel1_valid.next = false;
-                    self.sb.rel1_warp.next = self.k_wid[0].val();
-                    self.sb.rel1_rd.next = self.k_zero5.val();
+                    self.sb.rel1_valid.next = self.rel_valid.q[0].val();
+                    self.sb.rel1_warp.next = self.rel_warp.q[0].val();
+                    self.sb.rel1_rd.next = self.rel_rd.q[0].val();
                     self.tr_wb_valid.next =
                         self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
                     self.tr_wb_tag.next = self.wb_tag.val();
@@ -1322,7 +1446,8 @@ impl<const L: usize> Logic for Sm<L> {
                     self.u1.d[22].next = self.stack.dbg_valid.val();
                     self.u1.d[23].next = self.stack.overflow.val();
                     self.u1.d[24].next = self.slot.q[0].val();
-                    self.u1.d[25].next = self.dec_i.illegal.val() & self.dec_d.rd_valid.val();
+                    self.u1.d[25].next = self.dec_i.illegal.val()
+                        & (self.dec_d.is_control.val() | self.d_ends.val());
                     for l in 0..self._lanes {
                         self.u1.d[26 + l].next = self.alu.out_taken[l].val();
                     }
@@ -1344,10 +1469,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.u2.d[0].next = self.dec_i.md_op.val();
                     self.u2.d[1].next = self.dec_i.mem_size.val();
                     self.u2.d[2].next = self.dec_i.csr_step.val();
-                    self.u3.d[0].next = self.dec_i.unit.val();
+                    self.u3.d[0].next = self.dec_i.unit.val() ^ self.dec_d.unit.val();
                     self.u3.d[1].next = self.dec_i.cmp.val();
                     self.u4.d[0].next = self.dec_i.alu_op.val();
-                    self.u5.d[0].next = self.dec_d.rd.val();
+                    self.u5.d[0].next = self.dec_i.rs1.val() ^ self.dec_d.rd.val();
                     self.u5.d[1].next = self.dec_d.rs1.val();
                     self.u5.d[2].next = self.dec_d.rs2.val();
                     self.u6.d[0].next = self.fetch.ev_fetch_warp.val();

@@ -1131,7 +1131,7 @@ fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 // ---- hazards ---------------------------------------------------------------------------------
 
 /// Words per thread of `hazards`'s `out` (`HAZARDS_WORDS` in hazards.c).
-pub const HAZARDS_WORDS: u32 = 12;
+pub const HAZARDS_WORDS: u32 = 13;
 
 /// `out` of hazards.c for one thread: operands `x`, `y` and its memory words `w0`, `w1`, `w3`.
 pub fn hazards_ref(x: u32, y: u32, w0: u32, w1: u32, w3: u32) -> [u32; HAZARDS_WORDS as usize] {
@@ -1179,6 +1179,7 @@ pub fn hazards_ref(x: u32, y: u32, w0: u32, w1: u32, w3: u32) -> [u32; HAZARDS_W
         rs1,
         u32::from(w0 == x),
         ((0xE8000 ^ x.wrapping_add(29)).wrapping_add(x.wrapping_mul(16))).wrapping_add(divu),
+        divu.wrapping_add(w1),
     ]
 }
 

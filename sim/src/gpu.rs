@@ -94,6 +94,9 @@ pub struct Gpu {
     /// Launched with [`Gpu::launch_driven`]: CTAs are placed only by [`Gpu::dispatch_cta`].
     driven: bool,
     fault: Option<Fault>,
+    /// The `cycle` of the SM whose instruction faulted, when it did: in driven mode other SMs
+    /// may still issue in that same cycle (the hardware stops them from the next one).
+    fault_cycle: u64,
     stats: Stats,
     commit: Commit,
 }
@@ -144,6 +147,7 @@ impl Gpu {
             launch: None,
             driven: false,
             fault: None,
+            fault_cycle: 0,
             stats: Stats::default(),
             commit: Commit::new(0, 0, 0),
         })
@@ -352,6 +356,7 @@ impl Gpu {
             *sm = Sm::new(cfg.warps, cfg.lanes, cfg.simt_stack_depth);
         }
         self.fault = None;
+        self.fault_cycle = 0;
         self.stats = Stats::default();
         self.launch = Some(LaunchState {
             grid,
@@ -492,7 +497,14 @@ impl Gpu {
             warp,
             why: why.to_string(),
         };
-        if self.fault.is_some() {
+        // Another SM's instruction may issue in the cycle of the fault (it reaches the other
+        // SMs at the next edge), not after it; the first fault stays the kernel's.
+        if self.fault.is_some()
+            && self
+                .sms
+                .get(sm as usize)
+                .is_none_or(|s| s.cycle > self.fault_cycle)
+        {
             return Err(not_ready("the kernel has faulted"));
         }
         let s = self
@@ -598,7 +610,10 @@ impl Gpu {
             &mut self.stats,
         );
         if let Some(f) = self.commit.fault {
-            self.fault = Some(f);
+            if self.fault.is_none() {
+                self.fault = Some(f);
+                self.fault_cycle = cycle;
+            }
             return;
         }
         warp.instret += 1;

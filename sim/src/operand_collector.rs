@@ -323,6 +323,30 @@ impl OperandCollector {
             }
         }
 
+        // Forwarding: a pending source of a unit busy at the start of the cycle whose register
+        // this cycle's writeback writes in every lane is collected from the writeback (its bank
+        // is the writeback's, so it was not granted this cycle).
+        let full = if self.lanes >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.lanes) - 1
+        };
+        if written_bank.is_some() && wb.mask & full == full {
+            for (i, cu) in self.cus.iter_mut().enumerate() {
+                if !cu.busy || free[i] || cu.warp != wb.warp {
+                    continue;
+                }
+                for src in cu.srcs.iter_mut() {
+                    if src.pending && src.reg == wb.rd {
+                        src.pending = false;
+                        src.data = (0..self.lanes)
+                            .map(|l| wb.data.get(l).copied().unwrap_or(0))
+                            .collect();
+                    }
+                }
+            }
+        }
+
         // Allocation: the lowest-numbered unit that was free at the start of the cycle.
         out.issue_ready = free.iter().any(|&f| f);
         if inp.issue.valid && out.issue_ready {
@@ -439,6 +463,58 @@ mod tests {
         assert_eq!(d.payload, 0xabcd);
         assert_eq!(d.data[0], vec![0x100, 0, 0x102, 0]);
         assert_eq!(d.data[1], vec![0; 4]);
+    }
+
+    /// An instruction issued the cycle before its source's writeback: a full-mask write is
+    /// forwarded into the collector unit (complete one cycle later, no bank read); a partial
+    /// write is not, and the source is read from the bank once the write has happened.
+    #[test]
+    fn writeback_is_forwarded_into_a_waiting_collector_only_with_every_lane() {
+        let c = cfg(RfLayout::Swizzled, 2);
+        let lanes = c.lanes as usize;
+        let full = (1u32 << lanes) - 1;
+        for (mask, forwarded) in [(full, true), (0b0110, false)] {
+            let mut oc = OperandCollector::new(&c, OcShape::default());
+            let data: Vec<u32> = (0..lanes as u32).map(|l| 0x500 + l).collect();
+            // Cycle 0: issue a reader of w1:r5 (the old value is 0).
+            let mut inp = OcInputs {
+                issue: issue(1, &[5], 7),
+                disp_ready: true,
+                ..Default::default()
+            };
+            assert_eq!(oc.step(&inp).alloc, Some(0));
+            // Cycle 1: the CU is busy and requests bank(1, 5); the writeback owns that bank.
+            inp.issue.valid = false;
+            inp.wb = WritebackIn {
+                valid: true,
+                warp: 1,
+                rd: 5,
+                mask,
+                data: data.clone(),
+            };
+            let o = oc.step(&inp);
+            assert!(o.banks[oc.bank_of(1, 5)].write);
+            assert_eq!(o.banks[oc.bank_of(1, 5)].grant, None);
+            inp.wb.valid = false;
+            let o = oc.step(&inp);
+            if forwarded {
+                let d = o
+                    .dispatch
+                    .expect("complete the cycle after the forwarded write");
+                assert_eq!(d.data[0], data);
+            } else {
+                assert!(o.dispatch.is_none());
+                assert_eq!(o.banks[oc.bank_of(1, 5)].grant, Some((0, 0)));
+                let d = oc
+                    .step(&inp)
+                    .dispatch
+                    .expect("one cycle after the bank read");
+                let want: Vec<u32> = (0..lanes)
+                    .map(|l| if mask >> l & 1 == 1 { data[l] } else { 0 })
+                    .collect();
+                assert_eq!(d.data[0], want);
+            }
+        }
     }
 
     #[test]

@@ -764,6 +764,16 @@ fn write_vcd_to(
 }
 
 /// An instruction waiting for its writeback or store record.
+/// An issue the checker allowed ahead of forwarded writebacks: at least `need` of the
+/// `producers` (tag, issue cycle) must write back by cycle `due`.
+#[derive(Clone, Debug)]
+struct EarlyIssue {
+    producers: Vec<(usize, u64)>,
+    need: usize,
+    due: u64,
+    what: String,
+}
+
 struct Pending {
     commit: Commit,
     issue_cycle: u64,
@@ -785,6 +795,9 @@ struct Checker<'a> {
     lanes: usize,
     /// `[sm][tag]`: the model's commit waiting for the record of that tag.
     pending: Vec<Vec<Option<Pending>>>,
+    /// Issues allowed ahead of a forwarded writeback, per SM: (producer tag, producer issue
+    /// cycle, the cycle its writeback must come in, what the consumer is).
+    early: Vec<Vec<EarlyIssue>>,
     /// `[sm][tag]`: the RTL's last issue record of that tag.
     tags: Vec<Vec<Option<TagInfo>>>,
     history: VecDeque<String>,
@@ -904,6 +917,7 @@ impl<'a> Checker<'a> {
             check: opts.check,
             lanes: cfg.lanes as usize,
             pending: (0..sms).map(|_| (0..256).map(|_| None).collect()).collect(),
+            early: vec![Vec::new(); sms],
             tags: vec![vec![None; 256]; sms],
             history: VecDeque::with_capacity(HISTORY + 1),
             expected_fault: None,
@@ -1038,6 +1052,9 @@ impl<'a> Checker<'a> {
                 self.on_store(s as u32, st, checking, observer)?;
             }
         }
+        if checking {
+            self.check_forwarded_writebacks()?;
+        }
         for (s, o) in out.sm.iter().enumerate() {
             self.on_schedule(s as u32, o, checking)?;
             if let Some(is) = o.issue {
@@ -1149,24 +1166,92 @@ impl<'a> Checker<'a> {
         ))
     }
 
+    /// An instruction issued ahead of a forwarded ALU / multiplier writeback (see
+    /// [`Self::scoreboard_check`]) needs that writeback in the next cycle: checked after this
+    /// cycle's writeback records.
+    fn check_forwarded_writebacks(&mut self) -> Result<(), CosimError> {
+        for s in 0..self.early.len() {
+            let cycle = self.cycle;
+            let due: Vec<EarlyIssue> = self.early[s]
+                .iter()
+                .filter(|e| e.due <= cycle)
+                .cloned()
+                .collect();
+            self.early[s].retain(|e| e.due > cycle);
+            for e in due {
+                let late: Vec<&Pending> = e
+                    .producers
+                    .iter()
+                    .filter_map(|&(tag, issued)| {
+                        self.pending[s][tag]
+                            .as_ref()
+                            .filter(|p| p.issue_cycle == issued)
+                    })
+                    .collect();
+                if e.producers.len() - late.len() < e.need {
+                    let notes: Vec<String> = late
+                        .iter()
+                        .map(|p| {
+                            format!(
+                                "not written back: {} issued at cycle {}",
+                                self.describe(p.commit.pc, p.commit.instr),
+                                p.issue_cycle
+                            )
+                        })
+                        .chain(["docs/microarch/sm.md \"Early release and forwarding\"".into()])
+                        .collect();
+                    let warp = late.first().map(|p| p.commit.warp);
+                    return Err(self.mismatch(
+                        RecordKind::Writeback,
+                        Some(s as u32),
+                        warp,
+                        None,
+                        format!(
+                            "{} was issued one cycle before ALU / multiplier writebacks it needed, which did not come in the next cycle",
+                            e.what
+                        ),
+                        None,
+                        Vec::new(),
+                        notes,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Issue checks the RTL's scoreboard enforces (docs/microarch/scheduler.md): an instruction
     /// issues only when no older instruction of its warp still has to write a register it reads
     /// or writes, and, when it writes one, while fewer than `scoreboard_entries` writes of its
-    /// warp are pending. Pending writes are those whose writeback record has not come.
-    fn scoreboard_check(&self, sm: u32, rec: &IssueRec) -> Option<(String, Vec<String>)> {
-        let instr = warpforge_isa::decode(rec.instr).ok()?;
+    /// warp are pending. Pending writes are those whose writeback record has not come, except
+    /// an ALU or multiplier result, whose entry is released the cycle before its writeback
+    /// (docs/microarch/sm.md "Early release and forwarding"): an instruction that depends on it
+    /// may issue then, and the result's writeback record must come in the next cycle (the
+    /// returned producers, checked by [`Self::check_forwarded_writebacks`]).
+    fn scoreboard_check(
+        &self,
+        sm: u32,
+        rec: &IssueRec,
+    ) -> Result<Vec<EarlyIssue>, (String, Vec<String>)> {
+        let mut early = Vec::new();
+        let Ok(instr) = warpforge_isa::decode(rec.instr) else {
+            return Ok(early);
+        };
+        let what = self.describe(rec.pc, rec.instr);
+        let due = self.cycle + 1;
         let mut reads: Vec<u8> = instr.sources().into_iter().flatten().collect();
         if matches!(instr, warpforge_isa::Instr::Branch { .. })
             && self.image.reconvergence_at(rec.pc) == warpforge_isa::Reconvergence::AtReturn
         {
             reads.push(warpforge_isa::reg::RA);
         }
-        let pending: Vec<&Pending> = self.pending[sm as usize]
+        let pending: Vec<(usize, &Pending)> = self.pending[sm as usize]
             .iter()
-            .flatten()
-            .filter(|p| p.commit.warp == rec.warp && p.commit.dest.is_some())
+            .enumerate()
+            .filter_map(|(t, p)| p.as_ref().map(|p| (t, p)))
+            .filter(|(_, p)| p.commit.warp == rec.warp && p.commit.dest.is_some())
             .collect();
-        for p in &pending {
+        for (tag, p) in &pending {
             let r = p.commit.dest.expect("filtered");
             let hazard = if reads.contains(&r) {
                 "reads"
@@ -1175,7 +1260,16 @@ impl<'a> Checker<'a> {
             } else {
                 continue;
             };
-            return Some((
+            if forwarded_unit(p.commit.instr) {
+                early.push(EarlyIssue {
+                    producers: vec![(*tag, p.issue_cycle)],
+                    need: 1,
+                    due,
+                    what: what.clone(),
+                });
+                continue;
+            }
+            return Err((
                 format!(
                     "issued with a hazard: it {hazard} {} while an older instruction of its warp has not written it back",
                     reg_name(r)
@@ -1189,15 +1283,31 @@ impl<'a> Checker<'a> {
         }
         let entries = self.cfg.scoreboard_entries as usize;
         if instr.dest().is_some() && pending.len() >= entries {
-            return Some((
-                format!(
-                    "issued with a full scoreboard: its warp already has {} register writes pending and `scoreboard_entries` is {entries}",
-                    pending.len()
-                ),
-                Vec::new(),
-            ));
+            // Entries released early: enough of the ALU / multiplier results must write back
+            // in the next cycle.
+            let producers: Vec<(usize, u64)> = pending
+                .iter()
+                .filter(|(_, p)| forwarded_unit(p.commit.instr))
+                .map(|(t, p)| (*t, p.issue_cycle))
+                .collect();
+            let need = pending.len() + 1 - entries;
+            if producers.len() < need {
+                return Err((
+                    format!(
+                        "issued with a full scoreboard: its warp already has {} register writes pending and `scoreboard_entries` is {entries}",
+                        pending.len()
+                    ),
+                    Vec::new(),
+                ));
+            }
+            early.push(EarlyIssue {
+                producers,
+                need,
+                due,
+                what,
+            });
         }
-        None
+        Ok(early)
     }
 
     fn on_cta(
@@ -1352,7 +1462,8 @@ impl<'a> Checker<'a> {
                     vec![model_instr],
                 ));
             }
-            if let Some((what, notes)) = self.scoreboard_check(sm, &rec) {
+            let early = self.scoreboard_check(sm, &rec);
+            if let Err((what, notes)) = early {
                 return Err(self.mismatch(
                     RecordKind::Issue,
                     Some(sm),
@@ -1363,6 +1474,9 @@ impl<'a> Checker<'a> {
                     Vec::new(),
                     notes,
                 ));
+            }
+            if let Ok(early) = early {
+                self.early[s].extend(early);
             }
             if let Some(f) = commit.fault {
                 self.expected_fault = Some((f, self.kernel_cycle));
@@ -1941,5 +2055,28 @@ impl<'a> Checker<'a> {
             ctas_launched: self.ctas,
             context: self.context.clone(),
         }
+    }
+}
+
+/// Whether an instruction's result is written by the ALU or the multiplier, whose scoreboard
+/// entry the SM releases one cycle before the writeback (docs/microarch/sm.md "Early release
+/// and forwarding"); divides and loads are released at their writeback.
+fn forwarded_unit(word: u32) -> bool {
+    use warpforge_isa::{Instr, MulDivOp};
+    match warpforge_isa::decode(word) {
+        Ok(Instr::MulDiv { op, .. }) => matches!(
+            op,
+            MulDivOp::Mul | MulDivOp::Mulh | MulDivOp::Mulhsu | MulDivOp::Mulhu
+        ),
+        Ok(
+            Instr::Lui { .. }
+            | Instr::Auipc { .. }
+            | Instr::Jal { .. }
+            | Instr::Jalr { .. }
+            | Instr::OpImm { .. }
+            | Instr::Op { .. }
+            | Instr::Csr { .. },
+        ) => true,
+        _ => false,
     }
 }
