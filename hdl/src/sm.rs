@@ -190,6 +190,11 @@ pub struct Sm<const L: usize> {
     rel_valid: RegVec<Bit>,
     rel_warp: RegVec<Bits<6>>,
     rel_rd: RegVec<Bits<5>>,
+    /// Divider and load results release their scoreboard entry the cycle after their
+    /// writeback, from these registers (no path from the writeback choice into issue).
+    wrel_valid: RegVec<Bit>,
+    wrel_warp: RegVec<Bits<6>>,
+    wrel_rd: RegVec<Bits<5>>,
     // ---- CTA launch
     // ---- fault and counters
 
@@ -476,6 +481,9 @@ impl<const L: usize> Sm<L> {
             rel_valid: RegVec::new(alu_lat.max(mul_lat)),
             rel_warp: RegVec::new(alu_lat.max(mul_lat)),
             rel_rd: RegVec::new(alu_lat.max(mul_lat)),
+            wrel_valid: RegVec::new(1),
+            wrel_warp: RegVec::new(1),
+            wrel_rd: RegVec::new(1),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
@@ -633,6 +641,9 @@ impl<const L: usize> Logic for Sm<L> {
         self.rel_valid.clock.next = self.clock.val();
         self.rel_warp.clock.next = self.clock.val();
         self.rel_rd.clock.next = self.clock.val();
+        self.wrel_valid.clock.next = self.clock.val();
+        self.wrel_warp.clock.next = self.clock.val();
+        self.wrel_rd.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -1187,14 +1198,18 @@ impl<const L: usize> Logic for Sm<L> {
                         self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
                     self.oc.wb_warp.next = self.wb_warp.val();
                     self.oc.wb_rd.next = self.wb_rd.val();
-                    // Release at writeback: divider and load results (ALU and multiplier
-                    // results were released a cycle earlier, below).
-                    self.sb.rel0_valid.next = self.wb_valid.val()
+                    // Release after writeback: divider and load results, the cycle after it
+                    // (ALU and multiplier results were released the cycle before theirs).
+                    self.wrel_valid.d[0].next = self.wb_valid.val()
                         & (self.wb_rd.val() != self.k_zero5.val())
                         & !self.alu.out_valid.val()
-                        & !self.mul.out_valid.val();
-                    self.sb.rel0_warp.next = self.wb_warp.val();
-                    self.sb.rel0_rd.next = self.wb_rd.val();
+                        & !self.mul.out_valid.val()
+                        & !self.reset.val();
+                    self.wrel_warp.d[0].next = self.wb_warp.val();
+                    self.wrel_rd.d[0].next = self.wb_rd.val();
+                    self.sb.rel0_valid.next = self.wrel_valid.q[0].val();
+                    self.sb.rel0_warp.next = self.wrel_warp.q[0].val();
+                    self.sb.rel0_rd.next = self.wrel_rd.q[0].val();
                     self.sb.rel1_valid.next = self.rel_valid.q[0].val();
                     self.sb.rel1_warp.next = self.rel_warp.q[0].val();
                     self.sb.rel1_rd.next = self.rel_rd.q[0].val();
