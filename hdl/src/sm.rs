@@ -110,6 +110,10 @@ pub struct Sm<const L: usize> {
     /// "Top-level ports"): `ready`, `launch` (a warp (re)launched: GTO's age) and `long_stall`
     /// (two-level). Lock-step steps the reference scheduler with them and checks its grant.
     pub tr_ready: Signal<Out, Bits<64>>,
+    /// The scheduler's grant this cycle (the warp enters the issue stage; its issue record
+    /// follows in a later cycle).
+    pub tr_grant_valid: Signal<Out, Bit>,
+    pub tr_grant_warp: Signal<Out, Bits<8>>,
     pub tr_launch: Signal<Out, Bits<64>>,
     pub tr_long: Signal<Out, Bits<64>>,
     pub ctr_issued: Signal<Out, Bits<32>>,
@@ -147,6 +151,7 @@ pub struct Sm<const L: usize> {
     /// The unit route of the issuing instruction: ALU, MUL, DIV, LSU, BU (bits 0..4).
     pk_route: BitPack<8>,
     pk_g8: WordPack<6, 8>,
+    pk_grant8: WordPack<6, 8>,
     pk_fw8: WordPack<6, 8>,
     pk_j16: WordPack<6, 16>,
     pk_wbm: BitPack<32>,
@@ -195,6 +200,10 @@ pub struct Sm<const L: usize> {
     wrel_valid: RegVec<Bit>,
     wrel_warp: RegVec<Bits<6>>,
     wrel_rd: RegVec<Bits<5>>,
+    /// The issue stage: the warp the scheduler granted (a cycle or more ago) whose head
+    /// instruction issues when a tag and a collector unit are free.
+    iss_valid: RegVec<Bit>,
+    iss_warp: RegVec<Bits<6>>,
     // ---- CTA launch
     // ---- fault and counters
 
@@ -204,6 +213,10 @@ pub struct Sm<const L: usize> {
     w_live: Vec<Signal<Local, Bit>>,
     ready: Vec<Signal<Local, Bit>>,
     tag_free: Signal<Local, Bit>,
+    /// The issue stage is free in the next cycle: the scheduler may grant.
+    s_open: Signal<Local, Bit>,
+    /// The issue stage's instruction issues this cycle.
+    i_fire: Signal<Local, Bit>,
     n_tag: Signal<Local, Bits<8>>,
     g: Signal<Local, Bits<6>>,
     gv: Signal<Local, Bit>,
@@ -407,6 +420,8 @@ impl<const L: usize> Sm<L> {
             tr_cta_id: Default::default(),
             tr_cta_warps: Default::default(),
             tr_ready: Default::default(),
+            tr_grant_valid: Default::default(),
+            tr_grant_warp: Default::default(),
             tr_launch: Default::default(),
             tr_long: Default::default(),
             ctr_issued: Default::default(),
@@ -446,6 +461,7 @@ impl<const L: usize> Sm<L> {
             pk_tag16: WordPack::new(2),
             pk_route: BitPack::new(5),
             pk_g8: WordPack::new(1),
+            pk_grant8: WordPack::new(1),
             pk_fw8: WordPack::new(1),
             pk_j16: WordPack::new(1),
             pk_wbm: BitPack::new(L),
@@ -484,11 +500,15 @@ impl<const L: usize> Sm<L> {
             wrel_valid: RegVec::new(1),
             wrel_warp: RegVec::new(1),
             wrel_rd: RegVec::new(1),
+            iss_valid: RegVec::new(1),
+            iss_warp: RegVec::new(1),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
             ready: sigs(w),
             tag_free: Default::default(),
+            s_open: Default::default(),
+            i_fire: Default::default(),
             n_tag: Default::default(),
             g: Default::default(),
             gv: Default::default(),
@@ -644,6 +664,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.wrel_valid.clock.next = self.clock.val();
         self.wrel_warp.clock.next = self.clock.val();
         self.wrel_rd.clock.next = self.clock.val();
+        self.iss_valid.clock.next = self.clock.val();
+        self.iss_warp.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -668,7 +690,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.tags.reset.next = self.reset.val();
         self.faults.reset.next = self.reset.val();
         self.halted.next = self.faults.valid.val() | self.halt.val();
-        self.pk_gw.d[0].next = self.sched.grant_warp.val();
+        self.pk_gw.d[0].next = self.iss_warp.q[0].val();
         self.pk_fw8.d[0].next = self.faults.warp.val();
 
         for nl in self._lanes..(self._lanes + 1) {
@@ -756,7 +778,15 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tr_cta_warps.next = self.take_mask.val();
                     self.tr_launch.next = self.pk_launch.q.val();
 
-                    // ---------------- issue: per-warp readiness
+                    // ---------------- schedule (cycle S): per-warp readiness, the scheduler's
+                    // grant into the issue stage; issue (cycle I >= S + 1) when a tag and a
+                    // collector unit are free. The split keeps the scoreboard check and the
+                    // scheduler out of the cycle that decodes, reads CSRs and allocates.
+                    self.i_fire.next = self.iss_valid.q[0].val()
+                        & self.tag_free.val()
+                        & self.oc.issue_ready.val()
+                        & !self.halted.val();
+                    self.s_open.next = !self.iss_valid.q[0].val() | self.i_fire.val();
                     for w in 0..self._warps {
                         self.dec_h[w].word.next = self.fetch.head_word[w].val();
                         self.sb.chk_rd[w].next = self.dec_h[w].rd.val();
@@ -770,8 +800,9 @@ impl<const L: usize> Logic for Sm<L> {
                             & !self.w_bar.q[w].val()
                             & !self.halted.val()
                             & self.sb.ok[w].val()
-                            & self.tag_free.val()
-                            & self.oc.issue_ready.val();
+                            & self.s_open.val()
+                            & !(self.iss_valid.q[0].val()
+                                & (self.iss_warp.q[0].val() == self.k_wid[w].val()));
                         // A barrier waits until the warp's earlier instructions have completed.
                         if self.dec_h[w].is_bar.val() & self.w_busy[w].val() {
                             self.ready[w].next = false;
@@ -795,10 +826,20 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     self.tr_ready.next = self.pk_ready.q.val();
                     self.tr_long.next = self.pk_long.q.val();
-                    self.gv.next = self.sched.grant_valid.val();
-                    self.g.next = self.sched.grant_warp.val();
-                    self.pk_g8.d[0].next = self.g.val();
                     self.sched.issued.next = self.sched.grant_valid.val();
+                    self.pk_grant8.d[0].next = self.sched.grant_warp.val();
+                    self.tr_grant_valid.next = self.sched.grant_valid.val();
+                    self.tr_grant_warp.next = self.pk_grant8.q.val();
+                    self.iss_valid.d[0].next = ((self.iss_valid.q[0].val() & !self.i_fire.val())
+                        | self.sched.grant_valid.val())
+                        & !self.reset.val();
+                    self.iss_warp.d[0].next = self.iss_warp.q[0].val();
+                    if self.sched.grant_valid.val() {
+                        self.iss_warp.d[0].next = self.sched.grant_warp.val();
+                    }
+                    self.gv.next = self.i_fire.val();
+                    self.g.next = self.iss_warp.q[0].val();
+                    self.pk_g8.d[0].next = self.g.val();
 
                     // The granted warp's head.
                     self.i_pc.next = self.k_zero32.val();
@@ -813,7 +854,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_gtid.next = self.k_zero32.val();
                     self.i_stack_off.next = self.k_zero32.val();
                     for w in 0..self._warps {
-                        if self.sched.grant_warp.val() == self.k_wid[w].val() {
+                        if self.g.val() == self.k_wid[w].val() {
                             self.i_pc.next = self.fetch.head_pc[w].val();
                             self.i_word.next = self.fetch.head_word[w].val();
                             self.i_recon.next = self.fetch.head_recon[w].val();

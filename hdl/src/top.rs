@@ -94,6 +94,8 @@ pub struct Top<const L: usize> {
     pub tr_cta_id: Vec<Signal<Out, Bits<32>>>,
     pub tr_cta_warps: Vec<Signal<Out, Bits<64>>>,
     pub tr_ready: Vec<Signal<Out, Bits<64>>>,
+    pub tr_grant_valid: Vec<Signal<Out, Bit>>,
+    pub tr_grant_warp: Vec<Signal<Out, Bits<8>>>,
     pub tr_launch: Vec<Signal<Out, Bits<64>>>,
     pub tr_long: Vec<Signal<Out, Bits<64>>>,
     pub ctr_issued: Vec<Signal<Out, Bits<32>>>,
@@ -222,16 +224,18 @@ impl<const L: usize> Top<L> {
             tr_cta_id: sigs(nt),
             tr_cta_warps: sigs(nt),
             tr_ready: sigs(nt),
+            tr_grant_valid: sigs(nt),
+            tr_grant_warp: sigs(nt),
             tr_launch: sigs(nt),
             tr_long: sigs(nt),
             ctr_issued: sigs(n),
             ctr_idle: sigs(n),
             ctr_conflicts: sigs(n),
             sm,
-            tr_sink1: sink(4, sink_sms),
+            tr_sink1: sink(5, sink_sms),
             tr_sink2: sink(1, sink_sms),
             tr_sink5: sink(1, sink_sms),
-            tr_sink8: sink(4, sink_sms),
+            tr_sink8: sink(5, sink_sms),
             tr_sink32: sink(6, sink_sms),
             tr_sink64: sink(4, sink_sms),
             tr_sink1024: sink(3, sink_sms),
@@ -379,6 +383,8 @@ impl<const L: usize> Logic for Top<L> {
             self.tr_cta_id[s].next = self.sm[s].tr_cta_id.val();
             self.tr_cta_warps[s].next = self.sm[s].tr_cta_warps.val();
             self.tr_ready[s].next = self.sm[s].tr_ready.val();
+            self.tr_grant_valid[s].next = self.sm[s].tr_grant_valid.val();
+            self.tr_grant_warp[s].next = self.sm[s].tr_grant_warp.val();
             self.tr_launch[s].next = self.sm[s].tr_launch.val();
             self.tr_long[s].next = self.sm[s].tr_long.val();
         }
@@ -391,16 +397,18 @@ impl<const L: usize> Logic for Top<L> {
         self.tr_sink64.d[0].next = self.k_zero64.val();
         self.tr_sink1024.d[0].next = self.k_zero1024.val();
         for s in 0..self._sink_sms {
-            self.tr_sink1.d[4 * s].next = self.sm[s].tr_issue_valid.val();
-            self.tr_sink1.d[4 * s + 1].next = self.sm[s].tr_wb_valid.val();
-            self.tr_sink1.d[4 * s + 2].next = self.sm[s].tr_st_valid.val();
-            self.tr_sink1.d[4 * s + 3].next = self.sm[s].tr_cta_valid.val();
+            self.tr_sink1.d[5 * s].next = self.sm[s].tr_issue_valid.val();
+            self.tr_sink1.d[5 * s + 1].next = self.sm[s].tr_wb_valid.val();
+            self.tr_sink1.d[5 * s + 2].next = self.sm[s].tr_st_valid.val();
+            self.tr_sink1.d[5 * s + 3].next = self.sm[s].tr_cta_valid.val();
+            self.tr_sink1.d[5 * s + 4].next = self.sm[s].tr_grant_valid.val();
             self.tr_sink2.d[s].next = self.sm[s].tr_st_size.val();
             self.tr_sink5.d[s].next = self.sm[s].tr_wb_rd.val();
-            self.tr_sink8.d[4 * s].next = self.sm[s].tr_issue_warp.val();
-            self.tr_sink8.d[4 * s + 1].next = self.sm[s].tr_issue_tag.val();
-            self.tr_sink8.d[4 * s + 2].next = self.sm[s].tr_wb_tag.val();
-            self.tr_sink8.d[4 * s + 3].next = self.sm[s].tr_st_tag.val();
+            self.tr_sink8.d[5 * s].next = self.sm[s].tr_issue_warp.val();
+            self.tr_sink8.d[5 * s + 1].next = self.sm[s].tr_issue_tag.val();
+            self.tr_sink8.d[5 * s + 2].next = self.sm[s].tr_wb_tag.val();
+            self.tr_sink8.d[5 * s + 3].next = self.sm[s].tr_st_tag.val();
+            self.tr_sink8.d[5 * s + 4].next = self.sm[s].tr_grant_warp.val();
             self.tr_sink32.d[6 * s].next = self.sm[s].tr_issue_pc.val();
             self.tr_sink32.d[6 * s + 1].next = self.sm[s].tr_issue_instr.val();
             self.tr_sink32.d[6 * s + 2].next = self.sm[s].tr_issue_mask.val();

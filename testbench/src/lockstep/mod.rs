@@ -31,10 +31,12 @@
 //!   so a tag freed and reallocated in one cycle is fine.)
 //! * **scheduler** (`tr_ready`, `tr_launch`, `tr_long`, every cycle): the reference warp
 //!   scheduler ([`warpforge_sim::scheduler`]) steps with them and must grant the warp of the
-//!   issue record (none without one); a warp waiting long is never ready (every policy).
+//!   grant record (`tr_grant_*`, the warp entering the issue stage; none without one); a warp
+//!   waiting long is never ready (every policy).
 //! * **scoreboard**, at each issue: no pending write (issued, writeback record not yet seen) of
 //!   the warp to a register the instruction reads or writes, and fewer than
-//!   `scoreboard_entries` pending writes when it has a destination.
+//!   `scoreboard_entries` pending writes when it has a destination — except ALU and multiplier
+//!   results whose writeback comes in the next cycle (early release with forwarding).
 //! * **issue** (`tr_issue_*`): the model's cycle CSR is set to the RTL's `cycle_count` of this
 //!   cycle, then [`Gpu::step`] executes that warp's next instruction; PC, instruction word and
 //!   mask must agree. Exception: a `jalr` whose lanes' targets differ executes only a group of
@@ -1100,12 +1102,12 @@ impl<'a> Checker<'a> {
         let inputs = warpforge_sim::scheduler::SchedulerInputs {
             reset: false,
             ready: bits(o.sched.ready),
-            issued: o.issue.is_some(),
+            issued: o.sched.grant.is_some(),
             launch: bits(o.sched.launch),
             long_stall: bits(o.sched.long),
         };
         let grant = self.schedulers[sm as usize].step(&inputs).grant;
-        let issued = o.issue.map(|r| r.warp as usize);
+        let issued = o.sched.grant.map(|w| w as usize);
         let warp_list = |v: u64| {
             let l: Vec<String> = (0..warps)
                 .filter(|w| v >> w & 1 != 0)

@@ -178,6 +178,7 @@ impl Session {
                 ready: m.get(sp.tr_ready),
                 launch: m.get(sp.tr_launch),
                 long: m.get(sp.tr_long),
+                grant: (m.get(sp.tr_grant_valid) != 0).then(|| m.get(sp.tr_grant_warp) as u32),
             };
             o.cta = (m.get(sp.tr_cta_valid) != 0).then(|| CtaRec {
                 id: m.get(sp.tr_cta_id) as u32,

@@ -102,12 +102,14 @@ impl RtlFault {
     }
 }
 
-/// The warp scheduler's inputs (`tr_ready`, `tr_launch`, `tr_long`), bit `w` = warp `w`.
+/// The warp scheduler's inputs (`tr_ready`, `tr_launch`, `tr_long`), bit `w` = warp `w`, and
+/// its grant (`tr_grant_valid`, `tr_grant_warp`): the warp entering the issue stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SchedRec {
     pub ready: u64,
     pub launch: u64,
     pub long: u64,
+    pub grant: Option<u32>,
 }
 
 /// The outputs of one SM in one cycle.
@@ -241,6 +243,7 @@ pub fn ideal_script(
                     continue;
                 };
                 let w = w as u32;
+                cycles[k][s].sched.grant = Some(w);
                 let mask = model.warp_stack(s as u32, w).last().map_or(0, |e| e.mask);
                 model.set_cycle(s as u32, cycle_base + k as u64);
                 let c = model.step(s as u32, w).map_err(|e| e.to_string())?.clone();
@@ -403,7 +406,7 @@ impl Script {
         ] {
             p("output wire", w, n.into());
         }
-        let sm_out: [(&str, u32); 28] = [
+        let sm_out: [(&str, u32); 30] = [
             ("mem_req_valid", 1),
             ("mem_req_write", 1),
             ("mem_req_addr", 32),
@@ -429,6 +432,8 @@ impl Script {
             ("tr_ready", 64),
             ("tr_launch", 64),
             ("tr_long", 64),
+            ("tr_grant_valid", 1),
+            ("tr_grant_warp", 8),
             ("ctr_issued", 32),
             ("ctr_idle", 32),
             ("ctr_conflicts", 32),
@@ -561,6 +566,10 @@ impl Script {
                     if v != 0 {
                         set(n, format!("64'h{v:016x}"));
                     }
+                }
+                if let Some(w) = o.sched.grant {
+                    set("tr_grant_valid", "1'b1".into());
+                    set("tr_grant_warp", format!("8'd{w}"));
                 }
                 if let Some(r) = o.cta {
                     set("tr_cta_valid", "1'b1".into());
