@@ -43,6 +43,7 @@ const QUALIFIED: &[(&str, &str)] = &[
     ("tr_wb_", "tr_wb_valid"),
     ("tr_st_", "tr_st_valid"),
     ("tr_cta_", "tr_cta_valid"),
+    ("tr_grant_", "tr_grant_valid"),
     ("mem_req_", "mem_req_valid"),
     ("fault_", "fault"),
 ];
