@@ -204,6 +204,8 @@ pub struct Sm<const L: usize> {
     /// instruction issues when a tag and a collector unit are free.
     iss_valid: RegVec<Bit>,
     iss_warp: RegVec<Bits<6>>,
+    /// Room for one more CTA (warp slots, shared memory), registered.
+    room_q: RegVec<Bit>,
     // ---- CTA launch
     // ---- fault and counters
 
@@ -502,6 +504,7 @@ impl<const L: usize> Sm<L> {
             wrel_rd: RegVec::new(1),
             iss_valid: RegVec::new(1),
             iss_warp: RegVec::new(1),
+            room_q: RegVec::new(1),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
@@ -666,6 +669,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.wrel_rd.clock.next = self.clock.val();
         self.iss_valid.clock.next = self.clock.val();
         self.iss_warp.clock.next = self.clock.val();
+        self.room_q.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -750,24 +754,24 @@ impl<const L: usize> Logic for Sm<L> {
                     self.j16.next = self.pk_j16.q.val();
                     self.smem_top.next = self.res1.val() * self.need16.val();
                     self.smem_base.next = self.j16.val() * self.need16.val();
+                    // Warp slots and shared memory for one more CTA, from last cycle's state
+                    // (a register: the counting and the multiply stay out of the cycle that
+                    // decides dispatch). An accepted CTA makes the launch sequencer busy for
+                    // longer than the register lags, so it cannot be accepted twice.
+                    self.room_q.d[0].next = (self.free_all.val() >= self.k_cta_warps.val())
+                        & (self.smem_top.val() <= self.k_smem_bytes.val());
+                    if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
+                        // 64 KiB or more: only as the SM's only CTA.
+                        self.room_q.d[0].next = (self.free_all.val() >= self.k_cta_warps.val())
+                            & (self.res_cnt.val() == self.k_zero16.val())
+                            & (self.smem_need.val() <= self.k_smem_bytes.val());
+                    }
                     self.room.next = self.launch.idle.val()
-                        & (self.free_all.val() >= self.k_cta_warps.val())
-                        & (self.smem_top.val() <= self.k_smem_bytes.val())
+                        & self.room_q.q[0].val()
                         & self.lsu.in_ready.val()
                         & !self.dreg.e_to_lsu.val()
                         & !self.halted.val()
                         & !self.reset.val();
-                    if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
-                        // 64 KiB or more: only as the SM's only CTA.
-                        self.room.next = self.launch.idle.val()
-                            & (self.free_all.val() >= self.k_cta_warps.val())
-                            & (self.res_cnt.val() == self.k_zero16.val())
-                            & (self.smem_need.val() <= self.k_smem_bytes.val())
-                            & self.lsu.in_ready.val()
-                            & !self.dreg.e_to_lsu.val()
-                            & !self.halted.val()
-                            & !self.reset.val();
-                    }
                     self.cta_ready.next = self.room.val();
                     self.cta_go.next = self.cta_valid.val() & self.room.val();
                     self.lsu.clear_valid.next = self.cta_go.val();
