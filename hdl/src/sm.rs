@@ -30,7 +30,7 @@ use crate::operand_collector::{OcShape, OperandCollector, ReadPolicy};
 use crate::perf_counters::PerfCounters;
 use crate::scheduler::Scheduler;
 use crate::scoreboard::{RegVec, Scoreboard};
-use crate::simt_stack::{SimtStack, OP_NOP, OP_RESET};
+use crate::simt_stack::{SimtStack, OP_RESET};
 use crate::tag_table::TagTable;
 use crate::top::InjectedFault;
 use crate::writeback::Writeback;
@@ -303,7 +303,6 @@ pub struct Sm<const L: usize> {
     k_step_lane: Constant<Bits<2>>,
     k_step_stack: Constant<Bits<2>>,
     k_kind_ret: Constant<Bits<2>>,
-    k_op_nop: Constant<Bits<3>>,
     k_op_reset: Constant<Bits<3>>,
     k_zero32: Constant<Bits<32>>,
     k_zero8: Constant<Bits<8>>,
@@ -597,7 +596,6 @@ impl<const L: usize> Sm<L> {
             k_step_lane: k(STEP_LANE),
             k_step_stack: k(STEP_STACK),
             k_kind_ret: k(sidecar_kind::AT_RETURN.into()),
-            k_op_nop: k(OP_NOP),
             k_op_reset: k(OP_RESET),
             k_zero32: k(0),
             k_zero8: k(0),
@@ -717,10 +715,13 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     self.l_warp.next = self.k_wid[0].val();
                     for w in 0..self._warps {
+                        // Free: not launched and not reserved for a CTA being launched (so the
+                        // registered room never counts a slot twice).
                         self.take[w].next = !self.w_launched.q[w].val()
+                            & !self.w_rsv.q[w].val()
                             & (self.free_cnt[w].val() < self.k_cta_warps.val());
                         self.free_cnt[w + 1].next = self.free_cnt[w].val();
-                        if !self.w_launched.q[w].val() {
+                        if !self.w_launched.q[w].val() & !self.w_rsv.q[w].val() {
                             self.free_cnt[w + 1].next = self.free_cnt[w].val() + self.k_one32.val();
                         }
                         self.pk_take.d[w].next = self.take[w].val();
@@ -1304,7 +1305,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.launch.ntid.next = self.k_ntid.val();
                     self.launch.cta_warps.next = self.k_cta_warps.val();
                     self.launch.clear_busy.next = self.lsu.clear_busy.val();
-                    self.launch.stack_free.next = self.bu.cmd_op.val() == self.k_op_nop.val();
+                    // The stack's command port is free for a CTA launch while the branch unit
+                    // holds no instruction (a registered flag: the unit's command logic stays
+                    // out of the launch decision).
+                    self.launch.stack_free.next = self.bu.in_ready.val();
                     self.launch.halted.next = self.halted.val();
                     self.launch.warp.next = self.l_warp.val();
                     self.l_go.next = self.launch.go.val();
