@@ -3,7 +3,8 @@
 //!
 //! * Cycle D (dispatch, `in_valid & in_ready`): per-lane comparison (`cmp` of rs1, rs2) and
 //!   `jalr` target (`rs1 + imm` with bit 0 cleared) are registered, with the lowest active
-//!   lane's `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence). Combinationally in
+//!   lane's `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the branch
+//!   target `pc + imm` and `pc + 4` (so the command cycle has no adder). Combinationally in
 //!   D, `disp_group` gives the lanes of a `jalr` whose target equals the lowest active lane's
 //!   (the lanes that execute it now; the SM writes the link only for them).
 //! * Cycle D+1: the stack command (or a fault) for the instruction; `wf.tmc` that ends some
@@ -81,7 +82,9 @@ pub struct BranchUnit<const L: usize> {
     s_valid: DFF<Bit>,
     s_warp: DFF<Bits<6>>,
     s_pc: DFF<Bits<32>>,
-    s_imm: DFF<Bits<32>>,
+    /// `pc + imm` and `pc + 4`, added at dispatch so the command cycle has no adder.
+    s_br_target: DFF<Bits<32>>,
+    s_pc4: DFF<Bits<32>>,
     s_recon: DFF<Bits<32>>,
     s_mask: DFF<Bits<L>>,
     s_taken: DFF<Bits<L>>,
@@ -216,7 +219,8 @@ impl<const L: usize> BranchUnit<L> {
             s_valid: Default::default(),
             s_warp: Default::default(),
             s_pc: Default::default(),
-            s_imm: Default::default(),
+            s_br_target: Default::default(),
+            s_pc4: Default::default(),
             s_recon: Default::default(),
             s_mask: Default::default(),
             s_taken: Default::default(),
@@ -303,7 +307,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_valid.clock.next = self.clock.val();
         self.s_warp.clock.next = self.clock.val();
         self.s_pc.clock.next = self.clock.val();
-        self.s_imm.clock.next = self.clock.val();
+        self.s_br_target.clock.next = self.clock.val();
+        self.s_pc4.clock.next = self.clock.val();
         self.s_recon.clock.next = self.clock.val();
         self.s_mask.clock.next = self.clock.val();
         self.s_taken.clock.next = self.clock.val();
@@ -375,8 +380,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.disp_group.next = self.group_m.val();
 
         // ---------------- cycle D+1: command or fault
-        self.br_target.next = self.s_pc.q.val() + self.s_imm.q.val();
-        self.pc4.next = self.s_pc.q.val() + self.k_four.val();
+        self.br_target.next = self.s_br_target.q.val();
+        self.pc4.next = self.s_pc4.q.val();
         self.not_taken.next = self.s_mask.q.val() & !self.s_taken.q.val();
         self.others.next = self.s_mask.q.val() & !self.s_group.q.val();
         self.keep.next = self.s_a_first.q.val().get_bits::<L>(0) & self.s_mask.q.val();
@@ -535,7 +540,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.redir_warp.d.next = self.s_warp.q.val();
         self.s_warp.d.next = self.s_warp.q.val();
         self.s_pc.d.next = self.s_pc.q.val();
-        self.s_imm.d.next = self.s_imm.q.val();
+        self.s_br_target.d.next = self.s_br_target.q.val();
+        self.s_pc4.d.next = self.s_pc4.q.val();
         self.s_recon.d.next = self.s_recon.q.val();
         self.s_mask.d.next = self.s_mask.q.val();
         self.s_taken.d.next = self.s_taken.q.val();
@@ -553,7 +559,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
         if self.in_valid.val() & !self.s_valid.q.val() {
             self.s_warp.d.next = self.in_warp.val();
             self.s_pc.d.next = self.in_pc.val();
-            self.s_imm.d.next = self.in_imm.val();
+            self.s_br_target.d.next = self.in_pc.val() + self.in_imm.val();
+            self.s_pc4.d.next = self.in_pc.val() + self.k_four.val();
             self.s_recon.d.next = self.in_recon.val();
             self.s_mask.d.next = self.in_mask.val();
             self.s_taken.d.next = self.taken_m.val();
