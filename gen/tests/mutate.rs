@@ -97,12 +97,12 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
     );
 }
 
-/// The equivalence checks decide both ways on known mutants of the CI set's first ten: m2 (a
-/// select of a mux in SM 0's wiring that the flattened, optimised GPU no longer has) is dead in
-/// context, so equivalent; m3 (bit 21 of a PC written into the tag table tied low) survives
-/// vecadd and reduce, whose PCs are small, and its module differs from the original
-/// (`equiv_status`): an escape of this kernel set (the full regression's fault kernels report
-/// PCs from the tag table). Re-pinned when the dispatch register changed the sample.
+/// The equivalence checks decide both ways on known mutants of the CI set's first ten: m2 (an
+/// OR in the warp scheduler whose output bit the flattened, optimised GPU no longer has) is dead
+/// in context, so equivalent; m3 (bit 1 of the operand collector's bank-1 round-robin pointer
+/// tied low: another collector wins some bank-1 conflicts) survives vecadd and reduce and its
+/// module differs from the original (`equiv_status`): an escape of this kernel set. Re-pinned
+/// whenever an RTL change resamples yosys's mutants.
 #[test]
 fn equivalence_in_context_decides_both_ways() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,5 +130,5 @@ fn equivalence_in_context_decides_both_ways() {
     assert!(d2.contains("dead in context"), "{d2}");
     let (v3, d3) = verdict(3);
     assert_eq!(v3, "escape", "{d3}\n{text}");
-    assert!(d3.contains("module top$sm$0$tags differs"), "{d3}\n{text}");
+    assert!(d3.contains("module top$sm$0$oc differs"), "{d3}\n{text}");
 }
