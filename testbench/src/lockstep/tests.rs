@@ -491,9 +491,10 @@ fn the_scheduler_grant_is_checked_against_the_reference_policy() {
             .mismatch(&bad)
             .summary
             .contains("but the reference grants none"));
-        // A ready warp and no issue.
+        // A ready warp and no grant (and so no issue).
         let mut bad = script.clone();
         edit(&mut bad, k, s).issue = None;
+        edit(&mut bad, k, s).sched.grant = None;
         assert!(st
             .mismatch(&bad)
             .summary
@@ -651,7 +652,12 @@ fn lost_records_memory_and_watchdogs() {
     edit(&mut bad, k, s).wb = None;
     let m = st.mismatch(&bad);
     assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Issue, kh), "{m}");
-    assert!(m.summary.starts_with("issued with a hazard"), "{m}");
+    // (An ALU or multiplier producer may be read one cycle before its writeback, so there the
+    // first sign is the ideal GPU reusing the producer's tag in that issue.)
+    assert!(
+        m.summary.starts_with("issued with a hazard") || m.summary.starts_with("tag reused"),
+        "{m}"
+    );
 
     // A writeback for a tag nobody waits for.
     let mut bad = script.clone();
@@ -772,6 +778,7 @@ fn faults_are_matched_against_the_model() {
     let (k, s) = *script.find(|o| o.issue.is_some()).last().unwrap();
     edit(&mut bad, k, s).issue = None;
     edit(&mut bad, k, s).sched.ready = 0;
+    edit(&mut bad, k, s).sched.grant = None;
     match st.check(&bad, &CosimOptions::default()) {
         Ok((CosimOutcome::Fault(mf), _)) => assert_eq!(mf.cause, FaultCause::MisalignedStore),
         other => panic!("{other:?}"),
