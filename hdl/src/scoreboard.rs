@@ -16,9 +16,9 @@
 //! * Release (`rel{0,1}_valid/_warp/_rd`): at the clock edge every entry of that warp that is
 //!   valid in the registered state and holds `rd` becomes free. Two ports so that the
 //!   execution-unit writeback and the load/store writeback can retire in the same cycle.
-//! * A release is visible to the check from the next cycle on; an entry freed in a cycle is not
-//!   reused by a reservation in the same cycle; a same-cycle release never frees the entry a
-//!   same-cycle reservation allocates.
+//! * A release is visible to the hazard check in its own cycle (not to the room check: an entry
+//!   freed in a cycle is not reused by a reservation in the same cycle); a same-cycle release
+//!   never frees the entry a same-cycle reservation allocates (docs/microarch/scheduler.md).
 //! * `clear[w]` (CTA launch) frees every entry of warp `w` at the edge and wins over reserve;
 //!   `reset` (synchronous) frees every entry of every warp.
 //!
