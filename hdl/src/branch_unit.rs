@@ -4,7 +4,8 @@
 //! * Cycle D (dispatch, `in_valid & in_ready`): per-lane comparison (`cmp` of rs1, rs2) and
 //!   `jalr` target (`rs1 + imm` with bit 0 cleared) are registered, with the lowest active
 //!   lane's `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the branch
-//!   target `pc + imm` and `pc + 4` (so the command cycle has no adder). Combinationally in
+//!   target `pc + imm` and `pc + 4`, and whether more lanes take a branch than not (so the
+//!   command cycle has no adder and no lane count). Combinationally in
 //!   D, `disp_group` gives the lanes of a `jalr` whose target equals the lowest active lane's
 //!   (the lanes that execute it now; the SM writes the link only for them).
 //! * Cycle D+1: the stack command (or a fault) for the instruction; `wf.tmc` that ends some
@@ -88,6 +89,8 @@ pub struct BranchUnit<const L: usize> {
     s_recon: DFF<Bits<32>>,
     s_mask: DFF<Bits<L>>,
     s_taken: DFF<Bits<L>>,
+    /// `major` of the instruction (decided in D so the command cycle has no lane count).
+    s_major: DFF<Bit>,
     s_group: DFF<Bits<L>>,
     s_target: DFF<Bits<32>>,
     s_first: DFF<Bits<8>>,
@@ -121,11 +124,12 @@ pub struct BranchUnit<const L: usize> {
     ra_first: Signal<Local, Bits<32>>,
     taken_m: Signal<Local, Bits<L>>,
     group_m: Signal<Local, Bits<L>>,
-    /// Popcounts of the taken and not-taken sides (chains).
-    cnt_t: Vec<Signal<Local, Bits<8>>>,
-    cnt_n: Vec<Signal<Local, Bits<8>>>,
-    cnt_t_all: Signal<Local, Bits<8>>,
-    cnt_n_all: Signal<Local, Bits<8>>,
+    /// Popcounts of the taken and not-taken sides in D, as adder trees: lane `l`'s bit is
+    /// node `l`, node `L + k` adds nodes `2k` and `2k + 1`, the root is node `2L - 2`.
+    pop_t: Vec<Signal<Local, Bits<8>>>,
+    pop_n: Vec<Signal<Local, Bits<8>>>,
+    /// More lanes take the branch than do not (which side of a split is pushed first).
+    major: Signal<Local, Bit>,
     not_taken: Signal<Local, Bits<L>>,
     br_target: Signal<Local, Bits<32>>,
     pc4: Signal<Local, Bits<32>>,
@@ -224,6 +228,7 @@ impl<const L: usize> BranchUnit<L> {
             s_recon: Default::default(),
             s_mask: Default::default(),
             s_taken: Default::default(),
+            s_major: Default::default(),
             s_group: Default::default(),
             s_target: Default::default(),
             s_first: Default::default(),
@@ -252,10 +257,9 @@ impl<const L: usize> BranchUnit<L> {
             ra_first: Default::default(),
             taken_m: Default::default(),
             group_m: Default::default(),
-            cnt_t: sigs(L + 1),
-            cnt_n: sigs(L + 1),
-            cnt_t_all: Default::default(),
-            cnt_n_all: Default::default(),
+            pop_t: sigs(2 * L - 1),
+            pop_n: sigs(2 * L - 1),
+            major: Default::default(),
             not_taken: Default::default(),
             br_target: Default::default(),
             pc4: Default::default(),
@@ -312,6 +316,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_recon.clock.next = self.clock.val();
         self.s_mask.clock.next = self.clock.val();
         self.s_taken.clock.next = self.clock.val();
+        self.s_major.clock.next = self.clock.val();
         self.s_group.clock.next = self.clock.val();
         self.s_target.clock.next = self.clock.val();
         self.s_first.clock.next = self.clock.val();
@@ -378,6 +383,27 @@ impl<const L: usize> Logic for BranchUnit<L> {
         }
         self.group_m.next = self.pk_group.q.val();
         self.disp_group.next = self.group_m.val();
+        for l in 0..self._lanes {
+            self.pop_t[l].next = self.k_zero8.val();
+            if self.taken_m.val().get_bit(l) {
+                self.pop_t[l].next = self.k_one8.val();
+            }
+            self.pop_n[l].next = self.k_zero8.val();
+            if self.in_mask.val().get_bit(l) & !self.taken_m.val().get_bit(l) {
+                self.pop_n[l].next = self.k_one8.val();
+            }
+        }
+        // (`base` is a one-value loop: hdl_gen's index expressions may name only loop variables.)
+        for base in self._lanes..(self._lanes + 1) {
+            for n in 0..(self._lanes - 1) {
+                self.pop_t[base + n].next = self.pop_t[2 * n].val() + self.pop_t[2 * n + 1].val();
+                self.pop_n[base + n].next = self.pop_n[2 * n].val() + self.pop_n[2 * n + 1].val();
+            }
+        }
+        self.major.next = false;
+        for root in (2 * self._lanes - 2)..(2 * self._lanes - 1) {
+            self.major.next = self.pop_t[root].val() > self.pop_n[root].val();
+        }
 
         // ---------------- cycle D+1: command or fault
         self.br_target.next = self.s_br_target.q.val();
@@ -386,29 +412,15 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.others.next = self.s_mask.q.val() & !self.s_group.q.val();
         self.keep.next = self.s_a_first.q.val().get_bits::<L>(0) & self.s_mask.q.val();
         self.ending.next = self.s_mask.q.val() & !self.keep.val();
-        self.cnt_t[0].next = self.k_zero8.val();
-        self.cnt_n[0].next = self.k_zero8.val();
         self.dseen[0].next = false;
         for l in 0..(self._lanes - 1) {
             self.dseen[l + 1].next = self.dseen[l].val() | self.others.val().get_bit(l);
         }
         self.diff_lane.next = self.k_no_lane.val();
         for l in 0..self._lanes {
-            self.cnt_t[l + 1].next = self.cnt_t[l].val();
-            if self.s_taken.q.val().get_bit(l) {
-                self.cnt_t[l + 1].next = self.cnt_t[l].val() + self.k_one8.val();
-            }
-            self.cnt_n[l + 1].next = self.cnt_n[l].val();
-            if self.not_taken.val().get_bit(l) {
-                self.cnt_n[l + 1].next = self.cnt_n[l].val() + self.k_one8.val();
-            }
             if self.others.val().get_bit(l) & !self.dseen[l].val() {
                 self.diff_lane.next = self.k_lane[l].val();
             }
-        }
-        for nl in self._lanes..(self._lanes + 1) {
-            self.cnt_t_all.next = self.cnt_t[nl].val();
-            self.cnt_n_all.next = self.cnt_n[nl].val();
         }
         // Reconvergence PC of a divergent branch (sidecar kind in bits 1:0).
         self.rpc.next = self.s_recon.q.val() & self.k_not3.val();
@@ -453,7 +465,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
                     self.cmd_op.next = self.k_op_split.val();
                     self.cmd_rpc.next = self.rpc.val();
                     // The larger side is pushed first (a); on a tie the taken side is on top.
-                    if self.cnt_t_all.val() > self.cnt_n_all.val() {
+                    if self.s_major.q.val() {
                         self.cmd_pc_a.next = self.br_target.val();
                         self.cmd_mask_a.next = self.s_taken.q.val();
                         self.cmd_pc_b.next = self.pc4.val();
@@ -545,6 +557,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_recon.d.next = self.s_recon.q.val();
         self.s_mask.d.next = self.s_mask.q.val();
         self.s_taken.d.next = self.s_taken.q.val();
+        self.s_major.d.next = self.s_major.q.val();
         self.s_group.d.next = self.s_group.q.val();
         self.s_target.d.next = self.s_target.q.val();
         self.s_first.d.next = self.s_first.q.val();
@@ -564,6 +577,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.s_recon.d.next = self.in_recon.val();
             self.s_mask.d.next = self.in_mask.val();
             self.s_taken.d.next = self.taken_m.val();
+            self.s_major.d.next = self.major.val();
             self.s_group.d.next = self.group_m.val();
             self.s_target.d.next = self.first_tgt.val();
             self.s_first.d.next = self.first_lane.val();
