@@ -11,5 +11,6 @@ pub mod mutate;
 pub mod regress;
 pub mod report;
 pub mod rtl_out;
+pub mod sweep;
 pub mod synth;
 pub mod verify;

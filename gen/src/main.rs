@@ -81,6 +81,10 @@ enum Command {
     /// Synthesis and place-and-route for an FPGA (yosys + nextpnr): resources, Fmax, the
     /// critical path, tool times; cached (docs/fpga.md).
     Synth(SynthArgs),
+    /// Area–timing sweep: the cartesian product of --vary lists over a configuration, each
+    /// point synthesized (yosys estimate, or place and route for Fmax) and a kernel
+    /// co-simulated on it; table, CSV, JSON and plots, resumable (docs/fpga.md, "Sweeps").
+    Sweep(SweepArgs),
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -168,6 +172,52 @@ struct SynthArgs {
     /// what they cost.
     #[arg(long)]
     trace_ports: bool,
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// Preset name or TOML/JSON file: the base every point changes.
+    #[arg(short, long, default_value = DEFAULT_PRESET)]
+    config: String,
+    /// FIELD=V1,V2,...: a configuration field and its values (repeat for more fields; the
+    /// points are the cartesian product), e.g. --vary lanes=4,8,16 --vary rf_banks=2,4.
+    #[arg(long, value_name = "FIELD=V1,V2,...")]
+    vary: Vec<String>,
+    /// Points run at once (each runs yosys, and nextpnr with one thread).
+    #[arg(short, long, default_value_t = 1)]
+    jobs: usize,
+    /// K/N: run only the points whose index is K-1 modulo N (shards share the output
+    /// directory; their results combine in the outputs).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// The fast generic yosys estimate instead of place and route (no Fmax).
+    #[arg(long)]
+    estimate: bool,
+    /// FPGA: ecp5-85f (Lattice LFE5U-85F, CABGA381, speed 6, as on the ULX3S).
+    #[arg(long, default_value = "ecp5-85f")]
+    target: String,
+    /// The shipped kernel co-simulated on every point (cycles, IPC), or `none`.
+    #[arg(long, default_value = "vecadd")]
+    kernel: String,
+    /// Memory model of the co-simulation: zero, long, random, or key=value pairs.
+    #[arg(long, default_value = "zero")]
+    mem: String,
+    /// nextpnr's placement seed and the memory model's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Clock constraint in MHz (place and route).
+    #[arg(long, default_value_t = 100.0)]
+    freq: f64,
+    /// Limit of kernel cycles per co-simulation.
+    #[arg(long, default_value_t = lockstep::DEFAULT_MAX_CYCLES)]
+    max_cycles: u64,
+    /// Leave out the points that are not valid configurations (listed with the reason)
+    /// instead of stopping before any work.
+    #[arg(long)]
+    skip_invalid: bool,
+    /// Output directory (default: build/sweep/CONFIG).
+    #[arg(short, long)]
+    out_dir: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -465,6 +515,7 @@ fn real_main() -> Result<ExitCode> {
         Command::Regress(args) => return regress_cmd(args),
         Command::Mutate(args) => return mutate_cmd(args),
         Command::Synth(args) => return synth_cmd(args),
+        Command::Sweep(args) => return sweep_cmd(args),
         Command::Bench { what } => match what {
             BenchWhat::Model { config, seconds } => bench_model(&config, seconds)?,
             BenchWhat::Rtl {
@@ -1258,6 +1309,46 @@ fn synth_cmd(args: SynthArgs) -> Result<ExitCode> {
     print!("{}", synth::table(&out.report, out.cached));
     println!("report: {}", out.json.display());
     Ok(if out.report.fits() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn sweep_cmd(args: SweepArgs) -> Result<ExitCode> {
+    use warpforge::{sweep, synth};
+    let opts = sweep::Options {
+        base: load_config(&args.config)?,
+        config_arg: args.config,
+        vary: args.vary,
+        jobs: args.jobs,
+        shard: args.shard,
+        target: args.target.parse()?,
+        estimate: args.estimate,
+        seed: args.seed,
+        freq_mhz: args.freq,
+        kernel: args.kernel,
+        mem: args.mem,
+        max_cycles: args.max_cycles,
+        out_dir: args.out_dir,
+        skip_invalid: args.skip_invalid,
+        synth_cache: Some(synth::default_cache_dir()),
+    };
+    let out = sweep::run(&opts)?;
+    print!("{}", sweep::output::table(&out.summary));
+    for f in &out.files {
+        println!("wrote {}", f.display());
+    }
+    if let Some(why) = &out.plot_note {
+        println!("plots: {why}");
+    }
+    println!(
+        "point files: {} (a rerun reads them; {} read, {} run now)",
+        out.dir.join("points").display(),
+        out.cached,
+        out.ran
+    );
+    Ok(if out.ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
