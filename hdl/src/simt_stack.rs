@@ -2,33 +2,33 @@
 //!
 //! Cycle behaviour, ports and encodings: docs/microarch/simt_stack.md. In short:
 //!
-//! * storage in flip-flops: per warp `simt_stack_depth` entries of (RPC, next PC, mask, a
-//!   `pc == rpc` flag) plus a thermometer-coded occupancy vector (`valid[e]` = entry `e` exists);
-//!   entry `e` is written only from write lane `e % 3` (a command writes at most the three
-//!   consecutive entries depth-1, depth, depth+1), so entry registers need no data multiplexer;
-//! * one command per cycle for one warp (`cmd_op`, `cmd_warp`, operands); the command **and the
-//!   complete settle** (pop while TOS.pc == TOS.rpc or TOS.mask == 0) take effect at the rising
-//!   edge that ends the command cycle, so the per-warp outputs are settled again in the next cycle
-//!   and no warp is ever busy;
-//! * per-warp outputs `tos_pc`, `tos_mask`, `empty`, `full`, `depth` straight from flip-flops
-//!   through a one-hot select; a registered `overflow` pulse; a combinational debug read port
-//!   (`dbg_warp`, `dbg_entry`) used only by verification.
+//! * per warp, the top of stack (TOS: pc, rpc, mask), the depth and the warp's live threads are
+//!   flip-flops; the entries below the TOS are in two RAMs (one synchronous read port, one write
+//!   port each; even and odd levels), so the stacks map to block or LUT RAM;
+//! * one command per cycle for one warp that is not `busy`; the command and the settle of the
+//!   entries it writes take effect at the rising edge that ends the command cycle;
+//! * a pop below the entries the command wrote needs the new TOS from RAM: the warp is `busy`
+//!   while its refill is read (two cycles per popped level), one refill read per cycle for the
+//!   whole SM (lowest warp first);
+//! * `exit` clears the exiting threads from the warp's live mask and the TOS; entries in RAM
+//!   are masked with the live mask when they are read (so an exit is one cycle at any depth);
+//! * per-warp outputs straight from flip-flops; a registered `overflow` pulse; a combinational
+//!   debug read port (`dbg_warp`, `dbg_entry`) used only by verification.
 //!
-//! Written against rust-hdl 0.46 (see ../shared/BRIEF.md "RTL rules"): every multi-entry
-//! structure is a `Vec` of single-index signals inside a per-warp sub-block [`WarpStack`] (only
-//! the first `[i]` of a name is resolved), every multi-bit literal is a typed `Constant`, every
-//! mixed expression is fully parenthesised (rust-hdl prints binary operators without
-//! parentheses, so Rust and Verilog precedence would differ), and loops whose index must count
-//! down use an outer one-iteration loop that binds `t = depth - 1`, because an index expression
-//! may only contain loop variables and numbers.
+//! Written against rust-hdl 0.46 (see ../shared/BRIEF.md "RTL rules"): every per-warp state is a
+//! `Vec` of single-index registers, every multi-bit literal is a typed `Constant`, every mixed
+//! expression is fully parenthesised, and index expressions contain only loop variables.
 
 // rust-hdl's `#[hdl_gen]` only translates `for i in a..b` loops with indexing.
 #![allow(clippy::needless_range_loop)]
 
+use std::collections::BTreeMap;
+
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
-use crate::{rename_top, verilog_of, HdlError};
+use crate::register_file::clog2;
+use crate::{k, rename_top, sigs, verilog_of, HdlError};
 
 /// `cmd_op`: no command.
 pub const OP_NOP: u64 = 0;
@@ -45,349 +45,178 @@ pub const OP_EXIT: u64 = 4;
 
 /// Width of `cmd_warp` / `dbg_warp` (configuration allows up to 64 warps).
 pub const WARP_BITS: usize = 6;
-/// Width of `dbg_entry` (configuration allows up to 256 entries).
+/// Width of `dbg_entry` and of a RAM level (configuration allows up to 256 entries).
 pub const ENTRY_BITS: usize = 8;
 /// Width of `depth[w]` (0 ..= 256).
 pub const DEPTH_BITS: usize = 9;
 /// RPC of the base entry (`Reconvergence::Never` / launch): odd, never equal to a PC.
 pub const RPC_NONE: u32 = u32::MAX;
 
-/// The stack of one warp. Instantiated `warps` times by [`SimtStack`]; the command inputs are
-/// already decoded by the parent (`sel` = this warp is `cmd_warp`).
+/// Geometry of the entry RAMs: level `e` of warp `w` is in RAM `e % 2` at address
+/// `{w[WB-1:0], e[LB-1:1]}` (`WB = clog2(warps)`, `LB = clog2(depth)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackGeometry {
+    pub warp_bits: usize,
+    pub level_bits: usize,
+}
+
+impl StackGeometry {
+    pub fn new(warps: usize, depth: usize) -> Self {
+        StackGeometry {
+            warp_bits: clog2(warps),
+            level_bits: clog2(depth),
+        }
+    }
+    /// Address bits of one RAM (at least 1).
+    pub fn addr_bits(&self) -> usize {
+        (self.warp_bits + self.level_bits.saturating_sub(1)).max(1)
+    }
+    fn address(&self, warp: usize, level: usize) -> usize {
+        let w = warp & ((1 << self.warp_bits) - 1);
+        let l = (level >> 1) & ((1 << self.level_bits.saturating_sub(1)) - 1);
+        (w << self.level_bits.saturating_sub(1)) | l
+    }
+    /// Verilog expression of the address from a warp and a level port.
+    fn address_verilog(&self, warp: &str, level: &str) -> String {
+        let lb = self.level_bits.saturating_sub(1);
+        let mut parts = vec![];
+        if self.warp_bits > 0 {
+            parts.push(format!("{warp}[{}:0]", self.warp_bits - 1));
+        }
+        if lb > 0 {
+            parts.push(format!("{level}[{}:1]", lb));
+        }
+        match parts.len() {
+            0 => "1'b0".to_string(),
+            1 => parts.remove(0),
+            _ => format!("{{{}}}", parts.join(", ")),
+        }
+    }
+    /// The address-port bits the RAM does not decode (for Verilator's `*unused*` rule).
+    fn unused_verilog(&self, warp: &str, level: &str) -> Vec<String> {
+        let lb = self.level_bits.saturating_sub(1);
+        let mut v = vec![];
+        if self.warp_bits < WARP_BITS {
+            v.push(format!("{warp}[{}:{}]", WARP_BITS - 1, self.warp_bits));
+        }
+        if lb + 1 < ENTRY_BITS {
+            v.push(format!("{level}[{}:{}]", ENTRY_BITS - 1, lb + 1));
+        }
+        v.push(format!("{level}[0]"));
+        v
+    }
+}
+
+/// One field of the entries of one level parity: `W` bits, one synchronous read port (`re`:
+/// data in the next cycle, held otherwise), one write port, and an asynchronous debug read port
+/// (verification only; unconnected in the SM, so synthesis removes it).
 #[derive(LogicBlock)]
-pub struct WarpStack<const L: usize> {
+pub struct StackRam<const W: usize> {
     pub clock: Signal<In, Clock>,
-    pub rst: Signal<In, Bit>,
-    /// The command of this cycle is for this warp.
-    pub sel: Signal<In, Bit>,
-    pub is_reset: Signal<In, Bit>,
-    pub is_set_pc: Signal<In, Bit>,
-    pub is_split: Signal<In, Bit>,
-    pub is_exit: Signal<In, Bit>,
-    /// RPC of pushed entries (`RPC_NONE` for reset, `cmd_rpc` for split).
-    pub push_rpc: Signal<In, Bits<32>>,
-    /// New TOS pc of set_pc / split.
-    pub new_tos_pc: Signal<In, Bits<32>>,
-    pub pc_a: Signal<In, Bits<32>>,
-    pub mask_a: Signal<In, Bits<L>>,
-    /// `pc_a == push_rpc`.
-    pub recon_a: Signal<In, Bit>,
-    pub pc_b: Signal<In, Bits<32>>,
-    pub mask_b: Signal<In, Bits<L>>,
-    /// `pc_b == push_rpc`.
-    pub recon_b: Signal<In, Bit>,
-    pub dbg_entry: Signal<In, Bits<ENTRY_BITS>>,
-
-    pub tos_pc: Signal<Out, Bits<32>>,
-    pub tos_rpc: Signal<Out, Bits<32>>,
-    pub tos_mask: Signal<Out, Bits<L>>,
-    pub empty: Signal<Out, Bit>,
-    pub full: Signal<Out, Bit>,
-    pub depth: Signal<Out, Bits<DEPTH_BITS>>,
-    /// Combinational: this cycle's command is a split for this warp that does not fit.
-    pub ovf: Signal<Out, Bit>,
-    pub dbg_valid: Signal<Out, Bit>,
-    pub dbg_rpc: Signal<Out, Bits<32>>,
-    pub dbg_pc: Signal<Out, Bits<32>>,
-    pub dbg_mask: Signal<Out, Bits<L>>,
-
-    // Storage, entry 0 = bottom.
-    valid: Vec<DFF<Bit>>,
-    rpc: Vec<DFF<Bits<32>>>,
-    pc: Vec<DFF<Bits<32>>>,
-    mask: Vec<DFF<Bits<L>>>,
-    recon: Vec<DFF<Bit>>,
-
-    // Combinational.
-    is_top: Vec<Signal<Local, Bit>>,
-    at_a: Vec<Signal<Local, Bit>>,
-    at_b: Vec<Signal<Local, Bit>>,
-    next_valid: Vec<Signal<Local, Bit>>,
-    next_mask: Vec<Signal<Local, Bits<L>>>,
-    next_recon: Vec<Signal<Local, Bit>>,
-    keep: Vec<Signal<Local, Bit>>,
-    /// `dm[k]`: depth mod 3 == k.
-    dm: Vec<Signal<Local, Bit>>,
-    lane_pc: Vec<Signal<Local, Bits<32>>>,
-    lane_mask: Vec<Signal<Local, Bits<L>>>,
-    lane_recon: Vec<Signal<Local, Bit>>,
-    /// Entry gets a new pc (TOS write or push).
-    written: Vec<Signal<Local, Bit>>,
-    /// Entry is pushed (new rpc, mask, valid).
-    pushed: Vec<Signal<Local, Bit>>,
-    live: Vec<Signal<Local, Bit>>,
-    top_pc: Signal<Local, Bits<32>>,
-    top_rpc: Signal<Local, Bits<32>>,
-    top_mask: Signal<Local, Bits<L>>,
-    top_depth: Signal<Local, Bits<DEPTH_BITS>>,
-    top_eq: Signal<Local, Bit>,
-    is_full: Signal<Local, Bit>,
-    do_reset: Signal<Local, Bit>,
-    do_write_top: Signal<Local, Bit>,
-    do_push: Signal<Local, Bit>,
-    do_exit: Signal<Local, Bit>,
-
-    zero_pc: Constant<Bits<32>>,
-    zero_mask: Constant<Bits<L>>,
-    zero_depth: Constant<Bits<DEPTH_BITS>>,
-    /// `entry_index[e] = e`.
-    entry_index: Vec<Constant<Bits<ENTRY_BITS>>>,
-    /// `entry_count[e] = e + 1`.
-    entry_count: Vec<Constant<Bits<DEPTH_BITS>>>,
-
-    _depth: usize,
-    _depth_m1: usize,
-    _depth_m2: usize,
-    _lanes: usize,
+    pub re: Signal<In, Bit>,
+    pub rwarp: Signal<In, Bits<WARP_BITS>>,
+    pub rlevel: Signal<In, Bits<ENTRY_BITS>>,
+    pub rdata: Signal<Out, Bits<W>>,
+    pub we: Signal<In, Bit>,
+    pub wwarp: Signal<In, Bits<WARP_BITS>>,
+    pub wlevel: Signal<In, Bits<ENTRY_BITS>>,
+    pub wdata: Signal<In, Bits<W>>,
+    pub dwarp: Signal<In, Bits<WARP_BITS>>,
+    pub dlevel: Signal<In, Bits<ENTRY_BITS>>,
+    pub ddata: Signal<Out, Bits<W>>,
+    _geo: StackGeometry,
+    _sim: BTreeMap<usize, Bits<W>>,
 }
 
-fn vec_of<T>(n: usize, f: impl FnMut(usize) -> T) -> Vec<T> {
-    (0..n).map(f).collect()
-}
-
-impl<const L: usize> WarpStack<L> {
-    /// A stack of `depth` entries (2 ..= 256).
-    pub fn new(depth: usize) -> Self {
-        assert!(
-            (2..=256).contains(&depth),
-            "simt_stack_depth {depth} outside 2..=256"
-        );
-        Self {
+impl<const W: usize> StackRam<W> {
+    pub fn new(geo: StackGeometry) -> Self {
+        StackRam {
             clock: Default::default(),
-            rst: Default::default(),
-            sel: Default::default(),
-            is_reset: Default::default(),
-            is_set_pc: Default::default(),
-            is_split: Default::default(),
-            is_exit: Default::default(),
-            push_rpc: Default::default(),
-            new_tos_pc: Default::default(),
-            pc_a: Default::default(),
-            mask_a: Default::default(),
-            recon_a: Default::default(),
-            pc_b: Default::default(),
-            mask_b: Default::default(),
-            recon_b: Default::default(),
-            dbg_entry: Default::default(),
-            tos_pc: Default::default(),
-            tos_rpc: Default::default(),
-            tos_mask: Default::default(),
-            empty: Default::default(),
-            full: Default::default(),
-            depth: Default::default(),
-            ovf: Default::default(),
-            dbg_valid: Default::default(),
-            dbg_rpc: Default::default(),
-            dbg_pc: Default::default(),
-            dbg_mask: Default::default(),
-            valid: vec_of(depth, |_| Default::default()),
-            rpc: vec_of(depth, |_| Default::default()),
-            pc: vec_of(depth, |_| Default::default()),
-            mask: vec_of(depth, |_| Default::default()),
-            recon: vec_of(depth, |_| Default::default()),
-            is_top: vec_of(depth, |_| Default::default()),
-            at_a: vec_of(depth, |_| Default::default()),
-            at_b: vec_of(depth, |_| Default::default()),
-            next_valid: vec_of(depth, |_| Default::default()),
-            next_mask: vec_of(depth, |_| Default::default()),
-            next_recon: vec_of(depth, |_| Default::default()),
-            keep: vec_of(depth, |_| Default::default()),
-            dm: vec_of(3, |_| Default::default()),
-            lane_pc: vec_of(depth.min(3), |_| Default::default()),
-            lane_mask: vec_of(depth.min(3), |_| Default::default()),
-            lane_recon: vec_of(depth.min(3), |_| Default::default()),
-            written: vec_of(depth, |_| Default::default()),
-            pushed: vec_of(depth, |_| Default::default()),
-            live: vec_of(depth, |_| Default::default()),
-            top_pc: Default::default(),
-            top_rpc: Default::default(),
-            top_mask: Default::default(),
-            top_depth: Default::default(),
-            top_eq: Default::default(),
-            is_full: Default::default(),
-            do_reset: Default::default(),
-            do_write_top: Default::default(),
-            do_push: Default::default(),
-            do_exit: Default::default(),
-            zero_pc: Constant::new(0u64.into()),
-            zero_mask: Constant::new(0u64.into()),
-            zero_depth: Constant::new(0u64.into()),
-            entry_index: vec_of(depth, |e| Constant::new((e as u64).into())),
-            entry_count: vec_of(depth, |e| Constant::new((e as u64 + 1).into())),
-            _depth: depth,
-            _depth_m1: depth - 1,
-            _depth_m2: depth - 2,
-            _lanes: depth.min(3),
+            re: Default::default(),
+            rwarp: Default::default(),
+            rlevel: Default::default(),
+            rdata: Default::default(),
+            we: Default::default(),
+            wwarp: Default::default(),
+            wlevel: Default::default(),
+            wdata: Default::default(),
+            dwarp: Default::default(),
+            dlevel: Default::default(),
+            ddata: Default::default(),
+            _geo: geo,
+            _sim: BTreeMap::new(),
         }
     }
 }
 
-impl<const L: usize> Logic for WarpStack<L> {
-    #[hdl_gen]
+impl<const W: usize> Logic for StackRam<W> {
     fn update(&mut self) {
-        // Storage holds by default.
-        for e in 0..self._depth {
-            self.valid[e].clock.next = self.clock.val();
-            self.rpc[e].clock.next = self.clock.val();
-            self.pc[e].clock.next = self.clock.val();
-            self.mask[e].clock.next = self.clock.val();
-            self.recon[e].clock.next = self.clock.val();
-            self.rpc[e].d.next = self.rpc[e].q.val();
-            self.pc[e].d.next = self.pc[e].q.val();
+        let g = self._geo;
+        if self.clock.pos_edge() {
+            if self.re.val() {
+                let a = g.address(self.rwarp.val().index(), self.rlevel.val().index());
+                self.rdata.next = self._sim.get(&a).copied().unwrap_or_default();
+            }
+            if self.we.val() {
+                let a = g.address(self.wwarp.val().index(), self.wlevel.val().index());
+                self._sim.insert(a, self.wdata.val());
+            }
         }
+        let a = g.address(self.dwarp.val().index(), self.dlevel.val().index());
+        self.ddata.next = self._sim.get(&a).copied().unwrap_or_default();
+    }
 
-        // One-hot TOS (valid is a thermometer code) and the two push positions
-        // (at_a: e == depth, at_b: e == depth + 1).
-        for e in 0..self._depth_m1 {
-            self.is_top[e].next = self.valid[e].q.val() & (!self.valid[e + 1].q.val());
-        }
-        for t in self._depth_m1..self._depth {
-            self.is_top[t].next = self.valid[t].q.val();
-        }
-        self.at_a[0].next = !self.valid[0].q.val();
-        for e in 1..self._depth {
-            self.at_a[e].next = (!self.valid[e].q.val()) & self.valid[e - 1].q.val();
-        }
-        self.at_b[0].next = false;
-        self.at_b[1].next = !self.valid[0].q.val();
-        for e in 2..self._depth {
-            self.at_b[e].next = (!self.valid[e - 1].q.val()) & self.valid[e - 2].q.val();
-        }
+    fn connect(&mut self) {
+        self.rdata.connect();
+        self.ddata.connect();
+    }
 
-        // TOS select: AND-OR over the one-hot TOS (written as a chain; synthesis rebalances
-        // it: an explicit OR tree gave the same LUT count on ECP5).
-        self.top_pc.next = self.zero_pc.val();
-        self.top_rpc.next = self.zero_pc.val();
-        self.top_mask.next = self.zero_mask.val();
-        self.top_depth.next = self.zero_depth.val();
-        for e in 0..self._depth {
-            if self.is_top[e].val() {
-                self.top_pc.next = self.top_pc.val() | self.pc[e].q.val();
-                self.top_rpc.next = self.top_rpc.val() | self.rpc[e].q.val();
-                self.top_mask.next = self.top_mask.val() | self.mask[e].q.val();
-                self.top_depth.next = self.top_depth.val() | self.entry_count[e].val();
-            }
-        }
-        // A split fits when depth + 2 <= D, i.e. entry D-2 is free.
-        for t in self._depth_m2..self._depth_m1 {
-            self.is_full.next = self.valid[t].q.val();
-        }
+    fn hdl(&self) -> Verilog {
+        let g = self._geo;
+        let mut unused = g.unused_verilog("rwarp", "rlevel");
+        unused.extend(g.unused_verilog("wwarp", "wlevel"));
+        unused.extend(g.unused_verilog("dwarp", "dlevel"));
+        Verilog::Custom(format!(
+            "\
+// {n} entries x {W} bit: one field of the SIMT-stack entries of one level parity.
+reg [{hi}:0] ram [0:{last}];
+// Address bits not decoded here (level parity selects the RAM; warps beyond `warps`).
+wire unused_addr_bits = &{{1'b0, {unused}}};
+always @(posedge clock) begin
+   if (re) begin
+      rdata <= ram[{raddr}];
+   end
+   if (we) begin
+      ram[{waddr}] <= wdata;
+   end
+end
+assign ddata = ram[{daddr}];
+",
+            n = 1usize << g.addr_bits(),
+            hi = W - 1,
+            last = (1usize << g.addr_bits()) - 1,
+            unused = unused.join(", "),
+            raddr = g.address_verilog("rwarp", "rlevel"),
+            waddr = g.address_verilog("wwarp", "wlevel"),
+            daddr = g.address_verilog("dwarp", "dlevel"),
+        ))
+    }
 
-        // Command decode.
-        self.do_reset.next = self.sel.val() & self.is_reset.val();
-        self.do_push.next = self.sel.val() & self.is_split.val() & (!self.is_full.val());
-        self.do_write_top.next =
-            self.sel.val() & (self.is_set_pc.val() | (self.is_split.val() & (!self.is_full.val())));
-        self.do_exit.next = self.sel.val() & self.is_exit.val();
-        self.top_eq.next = self.new_tos_pc.val() == self.top_rpc.val();
-
-        // Write lanes: a command writes at most the three consecutive entries depth-1 (TOS:
-        // new pc), depth (first push) and depth+1 (second push), which fall into the three
-        // residues mod 3. So the write data of every entry e comes from lane e % 3, selected once
-        // per warp from `depth mod 3` (dm), and each entry register needs no data multiplexer.
-        self.dm[0].next = !self.valid[0].q.val();
-        self.dm[1].next = false;
-        self.dm[2].next = false;
-        for e in 0..self._depth {
-            self.dm[(e + 1) % 3].next = self.dm[(e + 1) % 3].val() | self.is_top[e].val();
-        }
-        for j in 0..self._lanes {
-            self.lane_pc[j].next = self.zero_pc.val();
-            self.lane_mask[j].next = self.zero_mask.val();
-            self.lane_recon[j].next = false;
-            if self.dm[j].val() {
-                self.lane_pc[j].next = self.pc_a.val();
-                self.lane_mask[j].next = self.mask_a.val();
-                self.lane_recon[j].next = self.recon_a.val();
-            }
-            if self.dm[(j + 2) % 3].val() {
-                self.lane_pc[j].next = self.pc_b.val();
-                self.lane_mask[j].next = self.mask_b.val();
-                self.lane_recon[j].next = self.recon_b.val();
-            }
-            if self.dm[(j + 1) % 3].val() {
-                self.lane_pc[j].next = self.new_tos_pc.val();
-                self.lane_recon[j].next = self.top_eq.val();
-            }
-        }
-        // Reset writes entry 0 whatever the depth.
-        if self.do_reset.val() {
-            self.lane_pc[0].next = self.pc_a.val();
-            self.lane_mask[0].next = self.mask_a.val();
-            self.lane_recon[0].next = self.recon_a.val();
-        }
-
-        // Next state of every entry before settling.
-        for e in 0..self._depth {
-            self.pushed[e].next = self.do_push.val() & (self.at_a[e].val() | self.at_b[e].val());
-            self.written[e].next =
-                (self.do_write_top.val() & self.is_top[e].val()) | self.pushed[e].val();
-        }
-        self.pushed[0].next = self.pushed[0].val() | self.do_reset.val();
-        self.written[0].next = self.written[0].val() | self.do_reset.val();
-        for e in 0..self._depth {
-            self.next_valid[e].next = self.valid[e].q.val();
-            self.next_mask[e].next = self.mask[e].q.val();
-            self.next_recon[e].next = self.recon[e].q.val();
-            if self.do_exit.val() {
-                self.next_mask[e].next = self.mask[e].q.val() & (!self.mask_a.val());
-            }
-            if self.do_reset.val() {
-                self.next_valid[e].next = false;
-            }
-            if self.written[e].val() {
-                self.pc[e].d.next = self.lane_pc[e % 3].val();
-                self.next_recon[e].next = self.lane_recon[e % 3].val();
-            }
-            if self.pushed[e].val() {
-                self.next_valid[e].next = true;
-                self.rpc[e].d.next = self.push_rpc.val();
-                self.next_mask[e].next = self.lane_mask[e % 3].val();
-            }
-        }
-
-        // Settle: an entry survives when it or an entry above it is kept (valid, not
-        // reconverged, some thread left): pop all at once.
-        for e in 0..self._depth {
-            self.keep[e].next = self.next_valid[e].val()
-                & (!self.next_recon[e].val())
-                & (self.next_mask[e].val().any());
-            self.mask[e].d.next = self.next_mask[e].val();
-            self.recon[e].d.next = self.next_recon[e].val();
-        }
-        for t in self._depth_m1..self._depth {
-            self.live[t].next = self.keep[t].val();
-            for k in 1..self._depth {
-                self.live[t - k].next = self.next_valid[t - k].val()
-                    & (self.keep[t - k].val() | self.live[t - k + 1].val());
-            }
-        }
-        for e in 0..self._depth {
-            self.valid[e].d.next = self.live[e].val() & (!self.rst.val());
-        }
-
-        // Outputs.
-        self.tos_pc.next = self.top_pc.val();
-        self.tos_rpc.next = self.top_rpc.val();
-        self.tos_mask.next = self.top_mask.val();
-        self.depth.next = self.top_depth.val();
-        self.empty.next = !self.valid[0].q.val();
-        self.full.next = self.is_full.val();
-        self.ovf.next = self.sel.val() & self.is_split.val() & self.is_full.val();
-
-        // Debug read port.
-        self.dbg_valid.next = false;
-        self.dbg_rpc.next = self.zero_pc.val();
-        self.dbg_pc.next = self.zero_pc.val();
-        self.dbg_mask.next = self.zero_mask.val();
-        for e in 0..self._depth {
-            if self.dbg_entry.val() == self.entry_index[e].val() {
-                self.dbg_valid.next = self.valid[e].q.val();
-                self.dbg_rpc.next = self.rpc[e].q.val();
-                self.dbg_pc.next = self.pc[e].q.val();
-                self.dbg_mask.next = self.mask[e].q.val();
-            }
-        }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "stack_ram".into(),
+            clock: "clock".into(),
+            inputs: vec![
+                "re".into(),
+                "rwarp".into(),
+                "rlevel".into(),
+                "we".into(),
+                "wwarp".into(),
+                "wlevel".into(),
+                "wdata".into(),
+            ],
+            outputs: vec!["rdata".into()],
+        }]
     }
 }
 
@@ -399,7 +228,8 @@ pub struct SimtStack<const L: usize> {
     pub rst: Signal<In, Bit>,
     /// `OP_*`; values 5..7 are no-ops.
     pub cmd_op: Signal<In, Bits<3>>,
-    /// Warp of the command; values >= `warps` select no warp.
+    /// Warp of the command; values >= `warps` select no warp. A command for a `busy` warp is
+    /// ignored (the SM never gives one).
     pub cmd_warp: Signal<In, Bits<WARP_BITS>>,
     /// split: reconvergence PC.
     pub cmd_rpc: Signal<In, Bits<32>>,
@@ -415,18 +245,21 @@ pub struct SimtStack<const L: usize> {
     pub dbg_warp: Signal<In, Bits<WARP_BITS>>,
     pub dbg_entry: Signal<In, Bits<ENTRY_BITS>>,
 
-    /// Per warp: next PC of the TOS (0 when empty).
+    /// Per warp: next PC of the TOS (meaningful when neither `empty` nor `busy`).
     pub tos_pc: Vec<Signal<Out, Bits<32>>>,
-    /// Per warp: RPC of the TOS (0 when empty; `RPC_NONE` for the base entry).
+    /// Per warp: RPC of the TOS (`RPC_NONE` for the base entry; meaningful as `tos_pc`).
     pub tos_rpc: Vec<Signal<Out, Bits<32>>>,
-    /// Per warp: active mask of the TOS (0 when empty).
+    /// Per warp: active mask of the TOS (meaningful as `tos_pc`).
     pub tos_mask: Vec<Signal<Out, Bits<L>>>,
     /// Per warp: the stack is empty (never launched, or every thread exited).
     pub empty: Vec<Signal<Out, Bit>>,
     /// Per warp: a split now would overflow (depth >= D - 1).
     pub full: Vec<Signal<Out, Bit>>,
-    /// Per warp: number of entries.
+    /// Per warp: number of entries (while `busy`: the entries down to the one being read).
     pub depth: Vec<Signal<Out, Bits<DEPTH_BITS>>>,
+    /// Per warp: a pop is reading the new TOS from RAM; no command for the warp, TOS outputs
+    /// not yet valid.
+    pub busy: Vec<Signal<Out, Bit>>,
     /// High for one cycle after a split that did not fit.
     pub overflow: Signal<Out, Bit>,
     pub dbg_valid: Signal<Out, Bit>,
@@ -434,11 +267,82 @@ pub struct SimtStack<const L: usize> {
     pub dbg_pc: Signal<Out, Bits<32>>,
     pub dbg_mask: Signal<Out, Bits<L>>,
 
-    stacks: Vec<WarpStack<L>>,
+    // ---- per-warp state
+    t_pc: Vec<DFF<Bits<32>>>,
+    t_rpc: Vec<DFF<Bits<32>>>,
+    t_mask: Vec<DFF<Bits<L>>>,
+    dep: Vec<DFF<Bits<DEPTH_BITS>>>,
+    /// Threads of the warp that have not exited (entries in RAM are read through it).
+    live: Vec<DFF<Bits<L>>>,
+    bsy: Vec<DFF<Bit>>,
+    /// Waiting for its refill read.
+    pend: Vec<DFF<Bit>>,
     overflow_r: DFF<Bit>,
-    any_ovf: Signal<Local, Bit>,
-    push_rpc: Signal<Local, Bits<32>>,
-    new_tos_pc: Signal<Local, Bits<32>>,
+    // ---- the refill read in flight (data from the RAMs in this cycle)
+    ld_valid: DFF<Bit>,
+    ld_warp: DFF<Bits<WARP_BITS>>,
+    ld_odd: DFF<Bit>,
+    ld_dep: DFF<Bits<DEPTH_BITS>>,
+    ld_live: DFF<Bits<L>>,
+    // ---- entry RAMs, index = level parity
+    ram_rpc: Vec<StackRam<32>>,
+    ram_pc: Vec<StackRam<32>>,
+    ram_mask: Vec<StackRam<L>>,
+
+    // ---- combinational: the commanded warp
+    sel: Vec<Signal<Local, Bit>>,
+    c_any: Signal<Local, Bit>,
+    c_pc: Signal<Local, Bits<32>>,
+    c_rpc: Signal<Local, Bits<32>>,
+    c_mask: Signal<Local, Bits<L>>,
+    c_dep: Signal<Local, Bits<DEPTH_BITS>>,
+    c_live: Signal<Local, Bits<L>>,
+    c_busy: Signal<Local, Bit>,
+    c_empty: Signal<Local, Bit>,
+    c_full: Signal<Local, Bit>,
+    c_dep_m1: Signal<Local, Bits<DEPTH_BITS>>,
+    apply: Signal<Local, Bit>,
+    is_reset: Signal<Local, Bit>,
+    is_set_pc: Signal<Local, Bit>,
+    is_split: Signal<Local, Bit>,
+    is_exit: Signal<Local, Bit>,
+    pop_a: Signal<Local, Bit>,
+    pop_b: Signal<Local, Bit>,
+    pop_o: Signal<Local, Bit>,
+    x_live: Signal<Local, Bits<L>>,
+    x_mask: Signal<Local, Bits<L>>,
+    n_pc: Signal<Local, Bits<32>>,
+    n_rpc: Signal<Local, Bits<32>>,
+    n_mask: Signal<Local, Bits<L>>,
+    n_dep: Signal<Local, Bits<DEPTH_BITS>>,
+    n_live: Signal<Local, Bits<L>>,
+    n_pend: Signal<Local, Bit>,
+    /// Split: level `depth - 1` (old TOS, pc ← rpc) and level `depth` (first pushed entry).
+    lv_old: Signal<Local, Bits<ENTRY_BITS>>,
+    lv_new: Signal<Local, Bits<ENTRY_BITS>>,
+    /// The split writes its first pushed entry / the old TOS.
+    w_new: Signal<Local, Bit>,
+    w_old: Signal<Local, Bit>,
+    // ---- combinational: refill
+    r_rpc: Signal<Local, Bits<32>>,
+    r_pc: Signal<Local, Bits<32>>,
+    r_mask: Signal<Local, Bits<L>>,
+    r_pop: Signal<Local, Bit>,
+    r_dep_m1: Signal<Local, Bits<DEPTH_BITS>>,
+    pk_found: Signal<Local, Bit>,
+    pk_warp: Signal<Local, Bits<WARP_BITS>>,
+    pk_dep: Signal<Local, Bits<DEPTH_BITS>>,
+    pk_live: Signal<Local, Bits<L>>,
+    pk_lo: Signal<Local, Bits<ENTRY_BITS>>,
+    pk_level: Signal<Local, Bits<ENTRY_BITS>>,
+    // ---- combinational: debug
+    d_dep: Signal<Local, Bits<DEPTH_BITS>>,
+    d_lo: Signal<Local, Bits<ENTRY_BITS>>,
+    d_top: Signal<Local, Bits<ENTRY_BITS>>,
+    d_live: Signal<Local, Bits<L>>,
+    d_pc: Signal<Local, Bits<32>>,
+    d_rpc: Signal<Local, Bits<32>>,
+    d_mask: Signal<Local, Bits<L>>,
 
     op_reset: Constant<Bits<3>>,
     op_set_pc: Constant<Bits<3>>,
@@ -447,6 +351,13 @@ pub struct SimtStack<const L: usize> {
     rpc_none: Constant<Bits<32>>,
     zero_pc: Constant<Bits<32>>,
     zero_mask: Constant<Bits<L>>,
+    dep0: Constant<Bits<DEPTH_BITS>>,
+    dep1: Constant<Bits<DEPTH_BITS>>,
+    dep2: Constant<Bits<DEPTH_BITS>>,
+    level1: Constant<Bits<ENTRY_BITS>>,
+    /// `D - 1`: a split at this depth or above overflows.
+    dep_full: Constant<Bits<DEPTH_BITS>>,
+    warp0: Constant<Bits<WARP_BITS>>,
     /// `warp_id[w] = w`.
     warp_id: Vec<Constant<Bits<WARP_BITS>>>,
 
@@ -458,9 +369,14 @@ impl<const L: usize> SimtStack<L> {
     pub fn new(warps: usize, depth: usize) -> Self {
         assert!((1..=64).contains(&warps), "warps {warps} outside 1..=64");
         assert!(
+            (2..=256).contains(&depth),
+            "simt_stack_depth {depth} outside 2..=256"
+        );
+        assert!(
             matches!(L, 1 | 2 | 4 | 8 | 16 | 32),
             "lanes {L} is not a power of two up to 32"
         );
+        let geo = StackGeometry::new(warps, depth);
         Self {
             clock: Default::default(),
             rst: Default::default(),
@@ -473,30 +389,97 @@ impl<const L: usize> SimtStack<L> {
             cmd_mask_b: Default::default(),
             dbg_warp: Default::default(),
             dbg_entry: Default::default(),
-            tos_pc: vec_of(warps, |_| Default::default()),
-            tos_rpc: vec_of(warps, |_| Default::default()),
-            tos_mask: vec_of(warps, |_| Default::default()),
-            empty: vec_of(warps, |_| Default::default()),
-            full: vec_of(warps, |_| Default::default()),
-            depth: vec_of(warps, |_| Default::default()),
+            tos_pc: sigs(warps),
+            tos_rpc: sigs(warps),
+            tos_mask: sigs(warps),
+            empty: sigs(warps),
+            full: sigs(warps),
+            depth: sigs(warps),
+            busy: sigs(warps),
             overflow: Default::default(),
             dbg_valid: Default::default(),
             dbg_rpc: Default::default(),
             dbg_pc: Default::default(),
             dbg_mask: Default::default(),
-            stacks: vec_of(warps, |_| WarpStack::new(depth)),
+            t_pc: sigs(warps),
+            t_rpc: sigs(warps),
+            t_mask: sigs(warps),
+            dep: sigs(warps),
+            live: sigs(warps),
+            bsy: sigs(warps),
+            pend: sigs(warps),
             overflow_r: Default::default(),
-            any_ovf: Default::default(),
-            push_rpc: Default::default(),
-            new_tos_pc: Default::default(),
-            op_reset: Constant::new(OP_RESET.into()),
-            op_set_pc: Constant::new(OP_SET_PC.into()),
-            op_split: Constant::new(OP_SPLIT.into()),
-            op_exit: Constant::new(OP_EXIT.into()),
-            rpc_none: Constant::new(u64::from(RPC_NONE).into()),
-            zero_pc: Constant::new(0u64.into()),
-            zero_mask: Constant::new(0u64.into()),
-            warp_id: vec_of(warps, |w| Constant::new((w as u64).into())),
+            ld_valid: Default::default(),
+            ld_warp: Default::default(),
+            ld_odd: Default::default(),
+            ld_dep: Default::default(),
+            ld_live: Default::default(),
+            ram_rpc: (0..2).map(|_| StackRam::new(geo)).collect(),
+            ram_pc: (0..2).map(|_| StackRam::new(geo)).collect(),
+            ram_mask: (0..2).map(|_| StackRam::new(geo)).collect(),
+            sel: sigs(warps),
+            c_any: Default::default(),
+            c_pc: Default::default(),
+            c_rpc: Default::default(),
+            c_mask: Default::default(),
+            c_dep: Default::default(),
+            c_live: Default::default(),
+            c_busy: Default::default(),
+            c_empty: Default::default(),
+            c_full: Default::default(),
+            c_dep_m1: Default::default(),
+            apply: Default::default(),
+            is_reset: Default::default(),
+            is_set_pc: Default::default(),
+            is_split: Default::default(),
+            is_exit: Default::default(),
+            pop_a: Default::default(),
+            pop_b: Default::default(),
+            pop_o: Default::default(),
+            x_live: Default::default(),
+            x_mask: Default::default(),
+            n_pc: Default::default(),
+            n_rpc: Default::default(),
+            n_mask: Default::default(),
+            n_dep: Default::default(),
+            n_live: Default::default(),
+            n_pend: Default::default(),
+            lv_old: Default::default(),
+            lv_new: Default::default(),
+            w_new: Default::default(),
+            w_old: Default::default(),
+            r_rpc: Default::default(),
+            r_pc: Default::default(),
+            r_mask: Default::default(),
+            r_pop: Default::default(),
+            r_dep_m1: Default::default(),
+            pk_found: Default::default(),
+            pk_warp: Default::default(),
+            pk_dep: Default::default(),
+            pk_live: Default::default(),
+            pk_lo: Default::default(),
+            pk_level: Default::default(),
+            d_dep: Default::default(),
+            d_lo: Default::default(),
+            d_top: Default::default(),
+            d_live: Default::default(),
+            d_pc: Default::default(),
+            d_rpc: Default::default(),
+            d_mask: Default::default(),
+            op_reset: k(OP_RESET),
+            op_set_pc: k(OP_SET_PC),
+            op_split: k(OP_SPLIT),
+            op_exit: k(OP_EXIT),
+            rpc_none: k(u64::from(RPC_NONE)),
+            zero_pc: k(0),
+            zero_mask: k(0),
+            dep0: k(0),
+            dep1: k(1),
+            dep2: k(2),
+            level1: k(1),
+            dep_full: k(depth as u64 - 1),
+            warp0: k(0),
+            warp_id: (0..warps as u64).map(k).collect(),
             _warps: warps,
         }
     }
@@ -516,56 +499,301 @@ impl<const L: usize> Logic for SimtStack<L> {
     #[hdl_gen]
     fn update(&mut self) {
         self.overflow_r.clock.next = self.clock.val();
-
-        // Operand decode shared by all warps.
-        self.push_rpc.next = self.cmd_rpc.val();
-        if self.cmd_op.val() == self.op_reset.val() {
-            self.push_rpc.next = self.rpc_none.val();
+        self.ld_valid.clock.next = self.clock.val();
+        self.ld_warp.clock.next = self.clock.val();
+        self.ld_odd.clock.next = self.clock.val();
+        self.ld_dep.clock.next = self.clock.val();
+        self.ld_live.clock.next = self.clock.val();
+        for b in 0..2 {
+            self.ram_rpc[b].clock.next = self.clock.val();
+            self.ram_pc[b].clock.next = self.clock.val();
+            self.ram_mask[b].clock.next = self.clock.val();
         }
-        self.new_tos_pc.next = self.cmd_pc_a.val();
-        if self.cmd_op.val() == self.op_split.val() {
-            self.new_tos_pc.next = self.cmd_rpc.val();
-        }
 
-        self.any_ovf.next = false;
-        self.dbg_valid.next = false;
-        self.dbg_rpc.next = self.zero_pc.val();
-        self.dbg_pc.next = self.zero_pc.val();
-        self.dbg_mask.next = self.zero_mask.val();
+        // ---------------- the commanded warp's state (one-hot select)
+        self.c_any.next = false;
+        self.c_pc.next = self.zero_pc.val();
+        self.c_rpc.next = self.zero_pc.val();
+        self.c_mask.next = self.zero_mask.val();
+        self.c_dep.next = self.dep0.val();
+        self.c_live.next = self.zero_mask.val();
+        self.c_busy.next = false;
         for w in 0..self._warps {
-            self.stacks[w].clock.next = self.clock.val();
-            self.stacks[w].rst.next = self.rst.val();
-            self.stacks[w].sel.next = self.cmd_warp.val() == self.warp_id[w].val();
-            self.stacks[w].is_reset.next = self.cmd_op.val() == self.op_reset.val();
-            self.stacks[w].is_set_pc.next = self.cmd_op.val() == self.op_set_pc.val();
-            self.stacks[w].is_split.next = self.cmd_op.val() == self.op_split.val();
-            self.stacks[w].is_exit.next = self.cmd_op.val() == self.op_exit.val();
-            self.stacks[w].push_rpc.next = self.push_rpc.val();
-            self.stacks[w].new_tos_pc.next = self.new_tos_pc.val();
-            self.stacks[w].pc_a.next = self.cmd_pc_a.val();
-            self.stacks[w].mask_a.next = self.cmd_mask_a.val();
-            self.stacks[w].recon_a.next = self.cmd_pc_a.val() == self.push_rpc.val();
-            self.stacks[w].pc_b.next = self.cmd_pc_b.val();
-            self.stacks[w].mask_b.next = self.cmd_mask_b.val();
-            self.stacks[w].recon_b.next = self.cmd_pc_b.val() == self.push_rpc.val();
-            self.stacks[w].dbg_entry.next = self.dbg_entry.val();
-
-            self.tos_pc[w].next = self.stacks[w].tos_pc.val();
-            self.tos_rpc[w].next = self.stacks[w].tos_rpc.val();
-            self.tos_mask[w].next = self.stacks[w].tos_mask.val();
-            self.empty[w].next = self.stacks[w].empty.val();
-            self.full[w].next = self.stacks[w].full.val();
-            self.depth[w].next = self.stacks[w].depth.val();
-            self.any_ovf.next = self.any_ovf.val() | self.stacks[w].ovf.val();
-            if self.dbg_warp.val() == self.warp_id[w].val() {
-                self.dbg_valid.next = self.stacks[w].dbg_valid.val();
-                self.dbg_rpc.next = self.stacks[w].dbg_rpc.val();
-                self.dbg_pc.next = self.stacks[w].dbg_pc.val();
-                self.dbg_mask.next = self.stacks[w].dbg_mask.val();
+            self.sel[w].next = self.cmd_warp.val() == self.warp_id[w].val();
+            if self.sel[w].val() {
+                self.c_any.next = true;
+                self.c_pc.next = self.t_pc[w].q.val();
+                self.c_rpc.next = self.t_rpc[w].q.val();
+                self.c_mask.next = self.t_mask[w].q.val();
+                self.c_dep.next = self.dep[w].q.val();
+                self.c_live.next = self.live[w].q.val();
+                self.c_busy.next = self.bsy[w].q.val();
             }
         }
-        self.overflow_r.d.next = self.any_ovf.val() & (!self.rst.val());
+        self.c_empty.next = self.c_dep.val() == self.dep0.val();
+        self.c_full.next = self.c_dep.val() >= self.dep_full.val();
+        self.c_dep_m1.next = self.c_dep.val() - self.dep1.val();
+        self.apply.next = self.c_any.val() & (!self.c_busy.val()) & (!self.rst.val());
+        self.is_reset.next = self.apply.val() & (self.cmd_op.val() == self.op_reset.val());
+        self.is_set_pc.next =
+            self.apply.val() & (self.cmd_op.val() == self.op_set_pc.val()) & (!self.c_empty.val());
+        self.is_split.next = self.apply.val() & (self.cmd_op.val() == self.op_split.val());
+        self.is_exit.next =
+            self.apply.val() & (self.cmd_op.val() == self.op_exit.val()) & (!self.c_empty.val());
+
+        // ---------------- the command's next state for that warp, settled over the entries
+        // it writes (a pop below them is a refill: `n_pend`)
+        self.pop_b.next =
+            (self.cmd_pc_b.val() == self.cmd_rpc.val()) | (!self.cmd_mask_b.val().any());
+        self.pop_a.next =
+            (self.cmd_pc_a.val() == self.cmd_rpc.val()) | (!self.cmd_mask_a.val().any());
+        self.pop_o.next = self.cmd_rpc.val() == self.c_rpc.val();
+        self.x_live.next = self.c_live.val() & (!self.cmd_mask_a.val());
+        self.x_mask.next = self.c_mask.val() & (!self.cmd_mask_a.val());
+        self.n_pc.next = self.c_pc.val();
+        self.n_rpc.next = self.c_rpc.val();
+        self.n_mask.next = self.c_mask.val();
+        self.n_dep.next = self.c_dep.val();
+        self.n_live.next = self.c_live.val();
+        self.n_pend.next = false;
+        if self.is_reset.val() {
+            self.n_pc.next = self.cmd_pc_a.val();
+            self.n_rpc.next = self.rpc_none.val();
+            self.n_mask.next = self.cmd_mask_a.val();
+            self.n_live.next = self.cmd_mask_a.val();
+            self.n_dep.next = self.dep0.val();
+            if self.cmd_mask_a.val().any() {
+                self.n_dep.next = self.dep1.val();
+            }
+        }
+        if self.is_set_pc.val() {
+            self.n_pc.next = self.cmd_pc_a.val();
+            if self.cmd_pc_a.val() == self.c_rpc.val() {
+                self.n_dep.next = self.c_dep_m1.val();
+                self.n_pend.next = self.c_dep.val() != self.dep1.val();
+            }
+        }
+        if self.is_exit.val() {
+            self.n_live.next = self.x_live.val();
+            self.n_mask.next = self.x_mask.val();
+            if !self.x_live.val().any() {
+                self.n_dep.next = self.dep0.val();
+            } else if !self.x_mask.val().any() {
+                self.n_dep.next = self.c_dep_m1.val();
+                self.n_pend.next = self.c_dep.val() != self.dep1.val();
+            }
+        }
+        if self.is_split.val() & (!self.c_full.val()) {
+            if self.c_empty.val() {
+                // (Only the unit's own tests split an empty stack.)
+                self.n_live.next = self.cmd_mask_a.val() | self.cmd_mask_b.val();
+            }
+            if !self.pop_b.val() {
+                self.n_pc.next = self.cmd_pc_b.val();
+                self.n_rpc.next = self.cmd_rpc.val();
+                self.n_mask.next = self.cmd_mask_b.val();
+                self.n_dep.next = self.c_dep.val() + self.dep2.val();
+            } else if !self.pop_a.val() {
+                self.n_pc.next = self.cmd_pc_a.val();
+                self.n_rpc.next = self.cmd_rpc.val();
+                self.n_mask.next = self.cmd_mask_a.val();
+                self.n_dep.next = self.c_dep.val() + self.dep1.val();
+            } else if self.c_empty.val() {
+                self.n_dep.next = self.dep0.val();
+            } else if !self.pop_o.val() {
+                self.n_pc.next = self.cmd_rpc.val();
+            } else {
+                self.n_dep.next = self.c_dep_m1.val();
+                self.n_pend.next = self.c_dep.val() != self.dep1.val();
+            }
+        }
+
+        // Split writes: the old TOS (pc ← rpc) at level depth-1 and the first pushed entry at
+        // level depth; consecutive levels, so one goes to each RAM (level parity).
+        self.lv_old.next = self.c_dep_m1.val().get_bits::<8>(0);
+        self.lv_new.next = self.c_dep.val().get_bits::<8>(0);
+        self.w_new.next = self.is_split.val() & (!self.c_full.val());
+        self.w_old.next = self.w_new.val() & (!self.c_empty.val());
+        for b in 0..2 {
+            self.ram_rpc[b].we.next = false;
+            self.ram_rpc[b].wwarp.next = self.cmd_warp.val();
+            self.ram_rpc[b].wlevel.next = self.lv_new.val();
+            self.ram_rpc[b].wdata.next = self.cmd_rpc.val();
+            self.ram_pc[b].wdata.next = self.cmd_pc_a.val();
+            self.ram_mask[b].wdata.next = self.cmd_mask_a.val();
+        }
+        // Old TOS to RAM 1 when its level is odd, else to RAM 0; the pushed entry to the other.
+        if self.lv_old.val().get_bit(0) {
+            self.ram_rpc[1].wlevel.next = self.lv_old.val();
+            self.ram_rpc[1].wdata.next = self.c_rpc.val();
+            self.ram_pc[1].wdata.next = self.cmd_rpc.val();
+            self.ram_mask[1].wdata.next = self.c_mask.val();
+            self.ram_rpc[1].we.next = self.w_old.val();
+            self.ram_rpc[0].we.next = self.w_new.val();
+        } else {
+            self.ram_rpc[0].wlevel.next = self.lv_old.val();
+            self.ram_rpc[0].wdata.next = self.c_rpc.val();
+            self.ram_pc[0].wdata.next = self.cmd_rpc.val();
+            self.ram_mask[0].wdata.next = self.c_mask.val();
+            self.ram_rpc[0].we.next = self.w_old.val();
+            self.ram_rpc[1].we.next = self.w_new.val();
+        }
+        for b in 0..2 {
+            self.ram_pc[b].we.next = self.ram_rpc[b].we.val();
+            self.ram_mask[b].we.next = self.ram_rpc[b].we.val();
+            self.ram_pc[b].wwarp.next = self.cmd_warp.val();
+            self.ram_mask[b].wwarp.next = self.cmd_warp.val();
+            self.ram_pc[b].wlevel.next = self.ram_rpc[b].wlevel.val();
+            self.ram_mask[b].wlevel.next = self.ram_rpc[b].wlevel.val();
+        }
+
+        // ---------------- refill: the entry read last cycle becomes the TOS unless it pops too
+        self.r_rpc.next = self.ram_rpc[0].rdata.val();
+        self.r_pc.next = self.ram_pc[0].rdata.val();
+        self.r_mask.next = self.ram_mask[0].rdata.val() & self.ld_live.q.val();
+        if self.ld_odd.q.val() {
+            self.r_rpc.next = self.ram_rpc[1].rdata.val();
+            self.r_pc.next = self.ram_pc[1].rdata.val();
+            self.r_mask.next = self.ram_mask[1].rdata.val() & self.ld_live.q.val();
+        }
+        self.r_pop.next = (self.r_pc.val() == self.r_rpc.val()) | (!self.r_mask.val().any());
+        self.r_dep_m1.next = self.ld_dep.q.val() - self.dep1.val();
+
+        // Pick the next refill read: the highest pending warp (a warp pops at most depth levels,
+        // so none waits for ever).
+        self.pk_found.next = false;
+        self.pk_warp.next = self.warp0.val();
+        self.pk_dep.next = self.dep0.val();
+        self.pk_live.next = self.zero_mask.val();
+        for w in 0..self._warps {
+            if self.pend[w].q.val() {
+                self.pk_found.next = true;
+                self.pk_warp.next = self.warp_id[w].val();
+                self.pk_dep.next = self.dep[w].q.val();
+                self.pk_live.next = self.live[w].q.val();
+            }
+        }
+        self.pk_lo.next = self.pk_dep.val().get_bits::<8>(0);
+        self.pk_level.next = self.pk_lo.val() - self.level1.val();
+        for b in 0..2 {
+            self.ram_rpc[b].re.next = self.pk_found.val();
+            self.ram_rpc[b].rwarp.next = self.pk_warp.val();
+            self.ram_rpc[b].rlevel.next = self.pk_level.val();
+            self.ram_pc[b].re.next = self.pk_found.val();
+            self.ram_pc[b].rwarp.next = self.pk_warp.val();
+            self.ram_pc[b].rlevel.next = self.pk_level.val();
+            self.ram_mask[b].re.next = self.pk_found.val();
+            self.ram_mask[b].rwarp.next = self.pk_warp.val();
+            self.ram_mask[b].rlevel.next = self.pk_level.val();
+        }
+        self.ld_valid.d.next = self.pk_found.val() & (!self.rst.val());
+        self.ld_warp.d.next = self.pk_warp.val();
+        self.ld_odd.d.next = self.pk_level.val().get_bit(0);
+        self.ld_dep.d.next = self.pk_dep.val();
+        self.ld_live.d.next = self.pk_live.val();
+
+        // ---------------- per-warp registers
+        for w in 0..self._warps {
+            self.t_pc[w].clock.next = self.clock.val();
+            self.t_rpc[w].clock.next = self.clock.val();
+            self.t_mask[w].clock.next = self.clock.val();
+            self.dep[w].clock.next = self.clock.val();
+            self.live[w].clock.next = self.clock.val();
+            self.bsy[w].clock.next = self.clock.val();
+            self.pend[w].clock.next = self.clock.val();
+            self.t_pc[w].d.next = self.t_pc[w].q.val();
+            self.t_rpc[w].d.next = self.t_rpc[w].q.val();
+            self.t_mask[w].d.next = self.t_mask[w].q.val();
+            self.dep[w].d.next = self.dep[w].q.val();
+            self.live[w].d.next = self.live[w].q.val();
+            self.bsy[w].d.next = self.bsy[w].q.val();
+            self.pend[w].d.next = self.pend[w].q.val();
+            if self.pk_found.val() & (self.pk_warp.val() == self.warp_id[w].val()) {
+                self.pend[w].d.next = false;
+            }
+            if self.ld_valid.q.val() & (self.ld_warp.q.val() == self.warp_id[w].val()) {
+                if self.r_pop.val() {
+                    self.dep[w].d.next = self.r_dep_m1.val();
+                    self.pend[w].d.next = self.ld_dep.q.val() != self.dep1.val();
+                    self.bsy[w].d.next = self.ld_dep.q.val() != self.dep1.val();
+                } else {
+                    self.t_pc[w].d.next = self.r_pc.val();
+                    self.t_rpc[w].d.next = self.r_rpc.val();
+                    self.t_mask[w].d.next = self.r_mask.val();
+                    self.bsy[w].d.next = false;
+                }
+            }
+            if self.sel[w].val()
+                & (self.is_reset.val()
+                    | self.is_set_pc.val()
+                    | self.is_split.val()
+                    | self.is_exit.val())
+            {
+                self.t_pc[w].d.next = self.n_pc.val();
+                self.t_rpc[w].d.next = self.n_rpc.val();
+                self.t_mask[w].d.next = self.n_mask.val();
+                self.dep[w].d.next = self.n_dep.val();
+                self.live[w].d.next = self.n_live.val();
+                self.pend[w].d.next = self.n_pend.val();
+                self.bsy[w].d.next = self.n_pend.val();
+            }
+            if self.rst.val() {
+                self.dep[w].d.next = self.dep0.val();
+                self.bsy[w].d.next = false;
+                self.pend[w].d.next = false;
+            }
+
+            self.tos_pc[w].next = self.t_pc[w].q.val();
+            self.tos_rpc[w].next = self.t_rpc[w].q.val();
+            self.tos_mask[w].next = self.t_mask[w].q.val();
+            self.empty[w].next = self.dep[w].q.val() == self.dep0.val();
+            self.full[w].next = self.dep[w].q.val() >= self.dep_full.val();
+            self.depth[w].next = self.dep[w].q.val();
+            self.busy[w].next = self.bsy[w].q.val();
+        }
+        self.overflow_r.d.next = self.is_split.val() & self.c_full.val();
         self.overflow.next = self.overflow_r.q.val();
+
+        // ---------------- debug read port (combinational; verification only)
+        self.d_dep.next = self.dep0.val();
+        self.d_live.next = self.zero_mask.val();
+        self.d_pc.next = self.zero_pc.val();
+        self.d_rpc.next = self.zero_pc.val();
+        self.d_mask.next = self.zero_mask.val();
+        for w in 0..self._warps {
+            if self.dbg_warp.val() == self.warp_id[w].val() {
+                self.d_dep.next = self.dep[w].q.val();
+                self.d_live.next = self.live[w].q.val();
+                self.d_pc.next = self.t_pc[w].q.val();
+                self.d_rpc.next = self.t_rpc[w].q.val();
+                self.d_mask.next = self.t_mask[w].q.val();
+            }
+        }
+        for b in 0..2 {
+            self.ram_rpc[b].dwarp.next = self.dbg_warp.val();
+            self.ram_rpc[b].dlevel.next = self.dbg_entry.val();
+            self.ram_pc[b].dwarp.next = self.dbg_warp.val();
+            self.ram_pc[b].dlevel.next = self.dbg_entry.val();
+            self.ram_mask[b].dwarp.next = self.dbg_warp.val();
+            self.ram_mask[b].dlevel.next = self.dbg_entry.val();
+        }
+        self.d_lo.next = self.d_dep.val().get_bits::<8>(0);
+        self.d_top.next = self.d_lo.val() - self.level1.val();
+        self.dbg_valid.next =
+            (self.d_dep.val() != self.dep0.val()) & (self.dbg_entry.val() <= self.d_top.val());
+        self.dbg_pc.next = self.d_pc.val();
+        self.dbg_rpc.next = self.d_rpc.val();
+        self.dbg_mask.next = self.d_mask.val();
+        if self.dbg_entry.val() != self.d_top.val() {
+            self.dbg_rpc.next = self.ram_rpc[0].ddata.val();
+            self.dbg_pc.next = self.ram_pc[0].ddata.val();
+            self.dbg_mask.next = self.ram_mask[0].ddata.val() & self.d_live.val();
+            if self.dbg_entry.val().get_bit(0) {
+                self.dbg_rpc.next = self.ram_rpc[1].ddata.val();
+                self.dbg_pc.next = self.ram_pc[1].ddata.val();
+                self.dbg_mask.next = self.ram_mask[1].ddata.val() & self.d_live.val();
+            }
+        }
     }
 }
 

@@ -182,6 +182,8 @@ pub struct Sm<const L: usize> {
     w_gtid: RegVec<Bits<32>>,
     w_instret: RegVec<Bits<32>>,
     w_bar: RegVec<Bit>,
+    /// A branch-unit redirect waiting for the warp's SIMT stack to finish a refill (`busy`).
+    w_redir: RegVec<Bit>,
     /// Reserved at CTA accept for the CTA being launched.
     w_rsv: RegVec<Bit>,
     // ---- per CTA slot
@@ -287,6 +289,7 @@ pub struct Sm<const L: usize> {
     l_mask: Signal<Local, Bits<L>>,
     l_last: Signal<Local, Bit>,
     bar_ok: Vec<Signal<Local, Bit>>,
+    redir_want: Vec<Signal<Local, Bit>>,
     cta_done: Vec<Signal<Local, Bit>>,
     any_launched: Signal<Local, Bit>,
     csr_lane: Vec<Signal<Local, Bits<32>>>,
@@ -490,6 +493,7 @@ impl<const L: usize> Sm<L> {
             w_gtid: RegVec::new(w),
             w_instret: RegVec::new(w),
             w_bar: RegVec::new(w),
+            w_redir: RegVec::new(w),
             w_rsv: RegVec::new(w),
             c_valid: RegVec::new(w),
             c_launching: RegVec::new(w),
@@ -578,6 +582,7 @@ impl<const L: usize> Sm<L> {
             l_mask: Default::default(),
             l_last: Default::default(),
             bar_ok: sigs(w),
+            redir_want: sigs(w),
             cta_done: sigs(w),
             any_launched: Default::default(),
             csr_lane: sigs(L),
@@ -654,6 +659,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.w_gtid.clock.next = self.clock.val();
         self.w_instret.clock.next = self.clock.val();
         self.w_bar.clock.next = self.clock.val();
+        self.w_redir.clock.next = self.clock.val();
         self.w_rsv.clock.next = self.clock.val();
         self.c_valid.clock.next = self.clock.val();
         self.c_launching.clock.next = self.clock.val();
@@ -1325,8 +1331,15 @@ impl<const L: usize> Logic for Sm<L> {
                     for w in 0..self._warps {
                         self.fetch.tos_rpc[w].next = self.stack.tos_rpc[w].val();
                         self.fetch.redirect_pc[w].next = self.stack.tos_pc[w].val();
-                        self.fetch.redirect[w].next = (self.bu.redirect_valid.val()
-                            & (self.bu.redirect_warp.val() == self.k_wid[w].val())
+                        // After a pop that reads the new top from RAM, the stack is busy: the
+                        // redirect waits for it.
+                        self.redir_want[w].next = (self.bu.redirect_valid.val()
+                            & (self.bu.redirect_warp.val() == self.k_wid[w].val()))
+                            | self.w_redir.q[w].val();
+                        self.w_redir.d[w].next =
+                            self.redir_want[w].val() & self.stack.busy[w].val() & !self.reset.val();
+                        self.fetch.redirect[w].next = (self.redir_want[w].val()
+                            & !self.stack.busy[w].val()
                             & !self.stack.empty[w].val())
                             | (self.launch.redirect_valid.val()
                                 & (self.launch.redirect_warp.val() == self.k_wid[w].val()));

@@ -19,7 +19,7 @@
 //! so the default tests use fermi's lanes (32) and depth (32) with 8 warps (`fermi-w8`); the full
 //! preset is in the ignored tests `lint_fermi` and `random_fermi` (`-- --ignored`).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::fmt;
 
 use rand::{Rng, SeedableRng};
@@ -249,6 +249,7 @@ struct Dut {
     empty: Vec<PortId>,
     full: Vec<PortId>,
     depth_out: Vec<PortId>,
+    busy: Vec<PortId>,
     overflow: PortId,
     dbg_valid: PortId,
     dbg_rpc: PortId,
@@ -256,6 +257,10 @@ struct Dut {
     dbg_mask: PortId,
     /// Rising clock edges so far: inputs set now are sampled at the end of cycle `cycle`.
     cycle: u64,
+    /// Warps whose entries are to be compared once they are no longer busy.
+    deferred: BTreeSet<usize>,
+    /// Cycles spent waiting for busy warps before commanding them.
+    waited: u64,
 }
 
 /// Observed state of one warp.
@@ -303,6 +308,7 @@ impl Dut {
             empty: pv("empty"),
             full: pv("full"),
             depth_out: pv("depth"),
+            busy: pv("busy"),
             overflow: p("overflow"),
             dbg_valid: p("dbg_valid"),
             dbg_rpc: p("dbg_rpc"),
@@ -310,6 +316,8 @@ impl Dut {
             dbg_mask: p("dbg_mask"),
             m,
             cycle: 0,
+            deferred: BTreeSet::new(),
+            waited: 0,
         };
         d.sync_reset();
         d
@@ -385,6 +393,38 @@ impl Dut {
         )
     }
 
+    fn is_busy(&self, w: usize) -> bool {
+        self.m.get(self.busy[w]) != 0
+    }
+
+    /// Idle cycles until warp `w` is not busy (a refill takes two cycles per popped level).
+    fn wait_not_busy(&mut self, w: usize) -> Result<u64, String> {
+        let limit = 2 * self.depth as u64 + 2;
+        let mut n = 0;
+        while self.is_busy(w) {
+            if n == limit {
+                return Err(format!(
+                    "cycle {}: warp {w} still busy after {limit} idle cycles",
+                    self.cycle
+                ));
+            }
+            self.tick();
+            self.drive(&Cmd::Nop);
+            self.m.eval();
+            n += 1;
+        }
+        self.waited += n;
+        Ok(n)
+    }
+
+    /// Idle cycles until no warp is busy.
+    fn settle_all(&mut self) -> Result<(), String> {
+        for w in 0..self.warps {
+            self.wait_not_busy(w)?;
+        }
+        Ok(())
+    }
+
     fn overflow(&self) -> bool {
         self.m.get(self.overflow) != 0
     }
@@ -444,13 +484,21 @@ impl Dut {
             )
         };
         for w in 0..self.warps {
+            if self.is_busy(w) {
+                continue;
+            }
             let s = &r.stacks[w];
-            let v = self.view(w);
+            let mut v = self.view(w);
             let top = s.top().copied().unwrap_or(StackEntry {
                 rpc: 0,
                 pc: 0,
                 mask: 0,
             });
+            if s.is_empty() {
+                // The TOS outputs mean nothing when the stack is empty.
+                v.tos_pc = 0;
+                v.tos_mask = 0;
+            }
             let exp = WarpView {
                 tos_pc: top.pc,
                 tos_mask: top.mask,
@@ -472,7 +520,14 @@ impl Dut {
                 }
             }
         }
-        for &w in entries {
+        let mut compare: BTreeSet<usize> = entries.iter().copied().collect();
+        compare.extend(self.deferred.iter().copied());
+        self.deferred.clear();
+        for w in compare {
+            if self.is_busy(w) {
+                self.deferred.insert(w);
+                continue;
+            }
             let s = r.stacks[w].entries();
             for e in 0..self.depth {
                 let (valid, got) = self.entry(w, e);
@@ -510,6 +565,12 @@ impl Dut {
 /// Apply one command to both and compare: the settled state and the overflow pulse are visible
 /// right after the rising edge that ends the command cycle.
 fn step(dut: &mut Dut, r: &mut Reference, cmd: &Cmd) -> Result<(), String> {
+    // The SM never commands a busy warp (docs/microarch/simt_stack.md): wait for it.
+    if let Some(w) = cmd.warp() {
+        if (w as usize) < dut.warps {
+            dut.wait_not_busy(w as usize)?;
+        }
+    }
     let exp_ovf = r.apply(cmd);
     dut.command(cmd);
     if dut.overflow() != exp_ovf {
@@ -828,7 +889,11 @@ fn run_random(cfg: &GpuConfig, base_seed: u64, sequences: u64) {
                 st.max_depth = st.max_depth.max(after);
             }
         }
-        // One idle cycle: nothing may move; then every entry of every warp.
+        // Every refill finished, one idle cycle (nothing may move); then every entry of every
+        // warp.
+        if let Err(m) = dut.settle_all() {
+            panic!("{}", fail(&last, m));
+        }
         let cmd = Cmd::Nop;
         last.push_back((dut.cycle, cmd));
         if let Err(m) = step(&mut dut, &mut r, &cmd) {
@@ -841,7 +906,7 @@ fn run_random(cfg: &GpuConfig, base_seed: u64, sequences: u64) {
     }
     println!(
         "{}: {} sequences, {} commands ({} splits, {} overflows, {} multi-entry pops, max depth \
-         {}/{}), {} cycles; model build {:.1?}, total {:.1?}",
+         {}/{}), {} cycles ({} waiting for busy warps); model build {:.1?}, total {:.1?}",
         cfg.name,
         st.sequences,
         st.commands,
@@ -851,6 +916,7 @@ fn run_random(cfg: &GpuConfig, base_seed: u64, sequences: u64) {
         st.max_depth,
         cfg.simt_stack_depth,
         dut.cycle,
+        dut.waited,
         build,
         t0.elapsed()
     );
@@ -1108,9 +1174,19 @@ fn timing_settle_overflow_reset() {
     ));
     assert_eq!(r.stacks[1].len(), 6);
 
-    // set_pc to the RPC pops the TOS (0x60) only: the entry below holds 0x50.
-    ok(step(&mut dut, &mut r, &Cmd::SetPc { warp: 1, pc: 0x100 }));
+    // set_pc to the RPC pops the TOS (0x60): the entry below (0x50) is read from RAM, so the
+    // warp is busy for two cycles (pick + read), then shows the reference's state.
+    let cmd = Cmd::SetPc { warp: 1, pc: 0x100 };
+    r.apply(&cmd);
+    dut.command(&cmd);
     assert_eq!(r.stacks[1].len(), 5);
+    for i in 0..2 {
+        assert!(dut.is_busy(1), "busy in cycle {i} after a one-level refill");
+        dut.tick();
+        dut.m.eval();
+    }
+    assert!(!dut.is_busy(1), "a one-level refill takes two cycles");
+    ok(dut.check(&r, &all));
 
     // A command is invisible until the rising edge that ends its cycle (outputs come from
     // flip-flops) ...
@@ -1123,16 +1199,38 @@ fn timing_settle_overflow_reset() {
         before,
         "outputs changed combinationally with the command inputs"
     );
-    // ... and right after that edge the whole settle is done: the TOS (0x50) reconverges, and
-    // so do the two entries below it (their PC was set to the same RPC by the splits): three
-    // pops in one cycle, down to the entry at 0x20.
+    // ... after that edge the TOS (0x50) has reconverged, and so have the two entries below it
+    // (the splits set their PC to the same RPC): three levels read back from RAM, two cycles
+    // each, down to the entry at 0x20. Meanwhile another warp is commanded and settles at once.
     r.apply(&cmd);
     dut.tick();
     dut.drive(&Cmd::Nop);
     dut.m.eval();
     assert_eq!(r.stacks[1].len(), 2, "reference: three entries popped");
+    assert!(dut.is_busy(1));
+    ok(step(
+        &mut dut,
+        &mut r,
+        &Cmd::Reset {
+            warp: 2,
+            pc: 0x80,
+            mask: 0x5,
+        },
+    ));
+    assert_eq!(
+        dut.view(2).tos_pc,
+        0x80,
+        "a free warp is commanded while warp 1 is busy"
+    );
+    let mut busy_cycles = 1;
+    while dut.is_busy(1) && busy_cycles < 20 {
+        dut.tick();
+        dut.m.eval();
+        busy_cycles += 1;
+    }
+    assert_eq!(busy_cycles, 6, "three refilled levels: two cycles each");
     ok(dut.check(&r, &all));
-    // Further idle cycles change nothing (no settling in later cycles).
+    // Further idle cycles change nothing.
     for _ in 0..3 {
         ok(step(&mut dut, &mut r, &Cmd::Nop));
     }
