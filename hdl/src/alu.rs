@@ -96,6 +96,12 @@ pub fn branch_cmp_code(op: BranchOp) -> u8 {
 }
 
 /// One lane: the combinational ALU function and comparator, then `latency` registers.
+///
+/// Built for area (docs/microarch/execution_units.md, "ALU lane datapath"): one adder-subtractor
+/// ([`AddSub32`]) for add/sub, one unsigned comparator (`a < b`) from which the signed order and
+/// `slt`/`sltu` are derived, and one right shifter with a fill mask that serves `srl`, `sra` and,
+/// through bit reversal of its input and output ([`BitReverse32`]), `sll`. The result is chosen by
+/// `funct3`; `funct7[5]` only selects subtraction and the arithmetic fill.
 #[derive(LogicBlock)]
 pub struct AluLane {
     pub clock: Signal<In, Clock>,
@@ -110,30 +116,40 @@ pub struct AluLane {
     pub taken: Signal<Out, Bit>,
     /// The lane's mask bit of the op issued `latency` cycles ago.
     pub active_out: Signal<Out, Bit>,
+    funct3: Signal<Local, Bits<3>>,
+    /// `funct7[5]`: subtract (funct3 000) or shift arithmetically (funct3 101).
+    alt: Signal<Local, Bit>,
+    /// The op is one of the ten defined codes.
+    defined: Signal<Local, Bit>,
     shamt: Signal<Local, Bits<5>>,
-    a_biased: Signal<Local, Bits<32>>,
-    b_biased: Signal<Local, Bits<32>>,
     lt_signed: Signal<Local, Bit>,
     lt_unsigned: Signal<Local, Bit>,
     equal: Signal<Local, Bit>,
+    /// Shift left: the shifter's input and output are bit-reversed.
+    left: Signal<Local, Bit>,
+    shift_in: Signal<Local, Bits<32>>,
+    /// The bits a right shift by `shamt` vacates (the top `shamt` bits).
+    vacated: Signal<Local, Bits<32>>,
+    shifted: Signal<Local, Bits<32>>,
+    shift_out: Signal<Local, Bits<32>>,
     value: Signal<Local, Bits<32>>,
     take: Signal<Local, Bit>,
+    addsub: AddSub32,
+    rev_in: BitReverse32,
+    rev_out: BitReverse32,
     res_q: Vec<DFF<Bits<32>>>,
     taken_q: Vec<DFF<Bit>>,
     active_q: Vec<DFF<Bit>>,
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
-    k_sign: Constant<Bits<32>>,
-    op_add: Constant<Bits<4>>,
-    op_sub: Constant<Bits<4>>,
-    op_sll: Constant<Bits<4>>,
-    op_slt: Constant<Bits<4>>,
-    op_sltu: Constant<Bits<4>>,
-    op_xor: Constant<Bits<4>>,
-    op_srl: Constant<Bits<4>>,
-    op_sra: Constant<Bits<4>>,
-    op_or: Constant<Bits<4>>,
-    op_and: Constant<Bits<4>>,
+    k_ones: Constant<Bits<32>>,
+    f3_add: Constant<Bits<3>>,
+    f3_sll: Constant<Bits<3>>,
+    f3_slt: Constant<Bits<3>>,
+    f3_sltu: Constant<Bits<3>>,
+    f3_xor: Constant<Bits<3>>,
+    f3_srl: Constant<Bits<3>>,
+    f3_or: Constant<Bits<3>>,
     cmp_eq: Constant<Bits<3>>,
     cmp_ne: Constant<Bits<3>>,
     cmp_lt: Constant<Bits<3>>,
@@ -148,7 +164,8 @@ impl AluLane {
     /// A lane with `latency` (≥ 1) result registers.
     pub fn new(latency: usize) -> Self {
         assert!(latency >= 1, "ALU lane latency must be at least 1");
-        let op = |o: AluOp| Constant::new(u64::from(alu_op_code(o)).to_bits());
+        // funct3 of an op: its code's low three bits.
+        let f3 = |o: AluOp| Constant::new(u64::from(alu_op_code(o) & 0b111).to_bits());
         let cmp = |o: BranchOp| Constant::new(u64::from(branch_cmp_code(o)).to_bits());
         Self {
             clock: Default::default(),
@@ -160,30 +177,36 @@ impl AluLane {
             result: Default::default(),
             taken: Default::default(),
             active_out: Default::default(),
+            funct3: Default::default(),
+            alt: Default::default(),
+            defined: Default::default(),
             shamt: Default::default(),
-            a_biased: Default::default(),
-            b_biased: Default::default(),
             lt_signed: Default::default(),
             lt_unsigned: Default::default(),
             equal: Default::default(),
+            left: Default::default(),
+            shift_in: Default::default(),
+            vacated: Default::default(),
+            shifted: Default::default(),
+            shift_out: Default::default(),
             value: Default::default(),
             take: Default::default(),
+            addsub: Default::default(),
+            rev_in: Default::default(),
+            rev_out: Default::default(),
             res_q: (0..latency).map(|_| DFF::default()).collect(),
             taken_q: (0..latency).map(|_| DFF::default()).collect(),
             active_q: (0..latency).map(|_| DFF::default()).collect(),
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
-            k_sign: Constant::new(0x8000_0000u64.to_bits()),
-            op_add: op(AluOp::Add),
-            op_sub: op(AluOp::Sub),
-            op_sll: op(AluOp::Sll),
-            op_slt: op(AluOp::Slt),
-            op_sltu: op(AluOp::Sltu),
-            op_xor: op(AluOp::Xor),
-            op_srl: op(AluOp::Srl),
-            op_sra: op(AluOp::Sra),
-            op_or: op(AluOp::Or),
-            op_and: op(AluOp::And),
+            k_ones: Constant::new(0xffff_ffffu64.to_bits()),
+            f3_add: f3(AluOp::Add),
+            f3_sll: f3(AluOp::Sll),
+            f3_slt: f3(AluOp::Slt),
+            f3_sltu: f3(AluOp::Sltu),
+            f3_xor: f3(AluOp::Xor),
+            f3_srl: f3(AluOp::Srl),
+            f3_or: f3(AluOp::Or),
             cmp_eq: cmp(BranchOp::Beq),
             cmp_ne: cmp(BranchOp::Bne),
             cmp_lt: cmp(BranchOp::Blt),
@@ -198,45 +221,65 @@ impl AluLane {
 impl Logic for AluLane {
     #[hdl_gen]
     fn update(&mut self) {
-        // Operand views shared by several functions.
+        self.funct3.next = self.op.val().get_bits::<3>(0);
+        self.alt.next = self.op.val().get_bit(3);
+        // funct7[5] is defined with add (sub) and srl (sra) only.
+        self.defined.next = !self.alt.val()
+            | (self.funct3.val() == self.f3_add.val())
+            | (self.funct3.val() == self.f3_srl.val());
         self.shamt.next = self.b.val().get_bits::<5>(0);
-        // Signed order = unsigned order of the operands with their sign bits flipped.
-        self.a_biased.next = self.a.val() ^ self.k_sign.val();
-        self.b_biased.next = self.b.val() ^ self.k_sign.val();
-        self.lt_signed.next = self.a_biased.val() < self.b_biased.val();
+        // Comparisons: one unsigned comparator; the signed order differs from it only when the
+        // signs differ, and then `a` is the smaller one exactly when it is negative.
         self.lt_unsigned.next = self.a.val() < self.b.val();
         self.equal.next = self.a.val() == self.b.val();
-        // The ALU function.
-        self.value.next = self.k_zero.val();
-        if self.op.val() == self.op_add.val() {
-            self.value.next = self.a.val() + self.b.val();
-        } else if self.op.val() == self.op_sub.val() {
-            self.value.next = self.a.val() - self.b.val();
-        } else if self.op.val() == self.op_sll.val() {
-            self.value.next = self.a.val() << self.shamt.val();
-        } else if self.op.val() == self.op_slt.val() {
+        self.lt_signed.next = self.lt_unsigned.val();
+        if self.a.val().get_bit(31) != self.b.val().get_bit(31) {
+            self.lt_signed.next = self.a.val().get_bit(31);
+        }
+        // add / sub.
+        self.addsub.a.next = self.a.val();
+        self.addsub.b.next = self.b.val();
+        self.addsub.sub.next = self.alt.val();
+        // Shifts: one right shifter. A left shift reverses the operand's bits before and the
+        // result's after; an arithmetic shift of a negative value fills the vacated bits.
+        self.left.next = !self.funct3.val().get_bit(2);
+        self.rev_in.d.next = self.a.val();
+        self.shift_in.next = self.a.val();
+        if self.left.val() {
+            self.shift_in.next = self.rev_in.q.val();
+        }
+        self.vacated.next = !(self.k_ones.val() >> self.shamt.val());
+        self.shifted.next = self.shift_in.val() >> self.shamt.val();
+        if self.alt.val() & self.a.val().get_bit(31) {
+            self.shifted.next = (self.shift_in.val() >> self.shamt.val()) | self.vacated.val();
+        }
+        self.rev_out.d.next = self.shifted.val();
+        self.shift_out.next = self.shifted.val();
+        if self.left.val() {
+            self.shift_out.next = self.rev_out.q.val();
+        }
+        // The ALU function, chosen by funct3.
+        if self.funct3.val() == self.f3_add.val() {
+            self.value.next = self.addsub.sum.val();
+        } else if (self.funct3.val() == self.f3_sll.val())
+            | (self.funct3.val() == self.f3_srl.val())
+        {
+            self.value.next = self.shift_out.val();
+        } else if self.funct3.val() == self.f3_slt.val() {
+            self.value.next = self.k_zero.val();
             if self.lt_signed.val() {
                 self.value.next = self.k_one.val();
             }
-        } else if self.op.val() == self.op_sltu.val() {
+        } else if self.funct3.val() == self.f3_sltu.val() {
+            self.value.next = self.k_zero.val();
             if self.lt_unsigned.val() {
                 self.value.next = self.k_one.val();
             }
-        } else if self.op.val() == self.op_xor.val() {
+        } else if self.funct3.val() == self.f3_xor.val() {
             self.value.next = self.a.val() ^ self.b.val();
-        } else if self.op.val() == self.op_srl.val() {
-            self.value.next = self.a.val() >> self.shamt.val();
-        } else if self.op.val() == self.op_sra.val() {
-            // Arithmetic shift of a negative value = complement of the logical shift of its
-            // complement.
-            if self.a.val().get_bit(31) {
-                self.value.next = !((!self.a.val()) >> self.shamt.val());
-            } else {
-                self.value.next = self.a.val() >> self.shamt.val();
-            }
-        } else if self.op.val() == self.op_or.val() {
+        } else if self.funct3.val() == self.f3_or.val() {
             self.value.next = self.a.val() | self.b.val();
-        } else if self.op.val() == self.op_and.val() {
+        } else {
             self.value.next = self.a.val() & self.b.val();
         }
         // The branch comparison.
@@ -254,8 +297,10 @@ impl Logic for AluLane {
         } else if self.cmp.val() == self.cmp_geu.val() {
             self.take.next = !self.lt_unsigned.val();
         }
-        if !self.active.val() {
+        if !(self.active.val() & self.defined.val()) {
             self.value.next = self.k_zero.val();
+        }
+        if !self.active.val() {
             self.take.next = false;
         }
         // The result pipeline: register 0 samples the function, register i samples i - 1.
@@ -277,6 +322,63 @@ impl Logic for AluLane {
             self.taken.next = self.taken_q[i].q.val();
             self.active_out.next = self.active_q[i].q.val();
         }
+    }
+}
+
+/// `sum = sub ? a - b : a + b` on one carry chain: `{a, 1} + {b ^ sub, sub}`, whose low bit
+/// turns `sub` into the carry into bit 0 (`a + !b + 1`). A custom leaf because rust-hdl 0.46
+/// has no carry-in and emits a widening `bit_cast` as a width-mismatched expression.
+#[derive(LogicBlock, Default)]
+pub struct AddSub32 {
+    pub a: Signal<In, Bits<32>>,
+    pub b: Signal<In, Bits<32>>,
+    pub sub: Signal<In, Bit>,
+    pub sum: Signal<Out, Bits<32>>,
+}
+
+impl Logic for AddSub32 {
+    fn update(&mut self) {
+        self.sum.next = if self.sub.val() {
+            self.a.val() - self.b.val()
+        } else {
+            self.a.val() + self.b.val()
+        };
+    }
+
+    fn connect(&mut self) {
+        self.sum.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "wire [31:0] chain;\n\
+             wire carry_in_unused;\n\
+             assign {chain, carry_in_unused} = {a, 1'b1} + {b ^ {32{sub}}, sub};\n\
+             always @(*) sum = chain;\n"
+                .into(),
+        )
+    }
+}
+
+/// `q` = `d` with its bits in reverse order (bit `i` of `q` is bit `31 - i` of `d`): wiring only.
+#[derive(LogicBlock, Default)]
+pub struct BitReverse32 {
+    pub d: Signal<In, Bits<32>>,
+    pub q: Signal<Out, Bits<32>>,
+}
+
+impl Logic for BitReverse32 {
+    fn update(&mut self) {
+        self.q.next = (self.d.val().index() as u32).reverse_bits().to_bits();
+    }
+
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let bits: Vec<String> = (0..32).map(|i| format!("d[{i}]")).collect();
+        Verilog::Custom(format!("always @(*) q = {{{}}};\n", bits.join(", ")))
     }
 }
 

@@ -58,15 +58,18 @@ pub struct HdlError {
 }
 
 /// Connect, check and emit one block as Verilog (top module named `top`; rename with
-/// [`rename_top`]), identical modules merged ([`dedup_modules`]). Never panics on a check
-/// failure.
+/// [`rename_top`]), identical modules merged ([`dedup_modules`]) and combinational blocks split
+/// ([`split_comb_blocks`]: a unit whose logic feeds a sub-block and reads another of its outputs
+/// is then free of false loops for Verilator). Never panics on a check failure.
 pub fn verilog_of<B: Block>(unit: &str, uut: &mut B) -> Result<String, HdlError> {
     uut.connect_all();
     check_all(uut).map_err(|e| HdlError {
         unit: unit.to_string(),
         message: format!("{e:?}"),
     })?;
-    Ok(dedup_modules(&generate_verilog_unchecked(uut)))
+    Ok(split_comb_blocks(&dedup_modules(
+        &generate_verilog_unchecked(uut),
+    )))
 }
 
 /// Rename the emitted top module `top` to `name`.

@@ -11,7 +11,7 @@ use warpforge_isa::memmap;
 
 use crate::mem_port::MemPort;
 use crate::sm::Sm;
-use crate::{rename_top, split_comb_blocks, verilog_of, HdlError, Unused};
+use crate::{rename_top, verilog_of, HdlError, Unused};
 
 /// A deliberate RTL bug, built only to prove that co-simulation catches it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -501,10 +501,7 @@ impl<const L: usize> Logic for Top<L> {
 pub fn top_verilog(cfg: &GpuConfig, opts: &TopOptions) -> Result<String, HdlError> {
     fn emit<const L: usize>(cfg: &GpuConfig, opts: &TopOptions) -> Result<String, HdlError> {
         let mut top = Top::<L>::new(cfg, opts)?;
-        Ok(split_comb_blocks(&rename_top(
-            &verilog_of(TOP_NAME, &mut top)?,
-            TOP_NAME,
-        )))
+        Ok(rename_top(&verilog_of(TOP_NAME, &mut top)?, TOP_NAME))
     }
     match cfg.lanes {
         1 => emit::<1>(cfg, opts),
