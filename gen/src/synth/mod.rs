@@ -295,11 +295,12 @@ fn sha256_hex(data: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The yosys script of the place-and-route flow.
+/// The yosys script of the place-and-route flow. `-abc9`: ABC maps with the ECP5's cell
+/// delays and packs multiplexers far better than the default script (docs/fpga.md, "The flow").
 fn synth_script() -> String {
     format!(
         "read_verilog {TOP_NAME}.v\nread_verilog {OOC_NAME}.v\n\
-         synth_ecp5 -top {OOC_NAME} -json synth.json\n\
+         synth_ecp5 -abc9 -top {OOC_NAME} -json synth.json\n\
          tee -q -o synth-stat.json stat -json\n"
     )
 }
