@@ -21,6 +21,7 @@ pub mod divider;
 pub mod fault_capture;
 pub mod fetch;
 pub mod load_store_unit;
+pub mod lut_ram;
 pub mod mem_port;
 pub mod multiplier;
 pub mod operand_collector;

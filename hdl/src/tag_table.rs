@@ -10,13 +10,18 @@
 //! * Release: `rel_valid[p]` frees entry `rel_tag[p]` at the edge (three ports: the operand
 //!   collector's dispatch of an instruction with no writeback, the writeback, the LSU's store
 //!   completion). An allocation of the same entry in the same cycle wins.
-//! * Reads (combinational, from the registered entries, 0 for a tag outside the table): the
-//!   dispatch port (`disp_tag`), the writeback port (`wb_tag`) and the fault port (`fault_tag`).
+//! * Reads (combinational, 0 for a tag outside the table): the dispatch port (`disp_tag`), the
+//!   writeback port (`wb_tag`) and the fault port (`fault_tag`). The fields written only at
+//!   allocation (PC, instruction, sidecar, CSR value, mask, destination) are in distributed RAM
+//!   ([`LutRam`], one copy per reading port): an entry's fields read through a RAM's own
+//!   address decoder instead of a `tags`-way multiplexer of flip-flops. Validity, warp (compared
+//!   in every entry for `busy`) and `ends` stay in flip-flops.
 //! * `reset` (synchronous) frees every entry.
 
 use crate::sigs;
 use rust_hdl::prelude::*;
 
+use crate::lut_ram::LutRam;
 use crate::scoreboard::{RegVec, WARP_BITS};
 
 /// Width of a tag on the ports.
@@ -59,13 +64,20 @@ pub struct TagTable<const L: usize> {
     pub fault_pc: Signal<Out, Bits<32>>,
     t_valid: RegVec<Bit>,
     t_warp: RegVec<Bits<WARP_BITS>>,
-    t_pc: RegVec<Bits<32>>,
-    t_instr: RegVec<Bits<32>>,
-    t_recon: RegVec<Bits<32>>,
-    t_csr: RegVec<Bits<32>>,
-    t_mask: RegVec<Bits<L>>,
     t_ends: RegVec<Bit>,
-    t_rd: RegVec<Bits<5>>,
+    /// The fields written once at allocation and only read afterwards: distributed RAM with one
+    /// read port per reader (`pc`: dispatch, fault; `instr`: dispatch, writeback; `rd`:
+    /// writeback; the rest: dispatch).
+    ram_pc: LutRam<32, TAG_BITS>,
+    ram_instr: LutRam<32, TAG_BITS>,
+    ram_recon: LutRam<32, TAG_BITS>,
+    ram_csr: LutRam<32, TAG_BITS>,
+    ram_mask: LutRam<L, TAG_BITS>,
+    ram_rd: LutRam<5, TAG_BITS>,
+    /// The tag read by each port is an entry of the table (the RAMs have `2^k ≥ tags` words).
+    disp_in: Signal<Local, Bit>,
+    wb_in: Signal<Local, Bit>,
+    fault_in: Signal<Local, Bit>,
     /// `seen[t]`: some entry below `t` is free.
     seen: Vec<Signal<Local, Bit>>,
     k_tag: Vec<Constant<Bits<TAG_BITS>>>,
@@ -75,6 +87,7 @@ pub struct TagTable<const L: usize> {
     k_zero_mask: Constant<Bits<L>>,
     k_zero_warp: Constant<Bits<WARP_BITS>>,
     k_zero5: Constant<Bits<5>>,
+    k_tags: Constant<Bits<TAG_BITS>>,
     _tags: usize,
     _warps: usize,
 }
@@ -88,6 +101,8 @@ impl<const L: usize> TagTable<L> {
             (1 << TAG_BITS) - 1
         );
         assert!((1..=1 << WARP_BITS).contains(&warps), "{warps} warps");
+        // Words of the RAMs: the power of two that holds every tag.
+        let addr_bits = (usize::BITS - (tags - 1).leading_zeros()).max(1) as usize;
         TagTable {
             clock: Default::default(),
             reset: Default::default(),
@@ -120,13 +135,16 @@ impl<const L: usize> TagTable<L> {
             fault_pc: Default::default(),
             t_valid: RegVec::new(tags),
             t_warp: RegVec::new(tags),
-            t_pc: RegVec::new(tags),
-            t_instr: RegVec::new(tags),
-            t_recon: RegVec::new(tags),
-            t_csr: RegVec::new(tags),
-            t_mask: RegVec::new(tags),
             t_ends: RegVec::new(tags),
-            t_rd: RegVec::new(tags),
+            ram_pc: LutRam::new(addr_bits, 2),
+            ram_instr: LutRam::new(addr_bits, 2),
+            ram_recon: LutRam::new(addr_bits, 1),
+            ram_csr: LutRam::new(addr_bits, 1),
+            ram_mask: LutRam::new(addr_bits, 1),
+            ram_rd: LutRam::new(addr_bits, 1),
+            disp_in: Default::default(),
+            wb_in: Default::default(),
+            fault_in: Default::default(),
             seen: sigs(tags + 1),
             k_tag: (0..tags)
                 .map(|t| Constant::new((t as u64).into()))
@@ -139,6 +157,7 @@ impl<const L: usize> TagTable<L> {
             k_zero_mask: Constant::new(0u64.into()),
             k_zero_warp: Constant::new(0u64.into()),
             k_zero5: Constant::new(0u64.into()),
+            k_tags: Constant::new((tags as u64).into()),
             _tags: tags,
             _warps: warps,
         }
@@ -150,13 +169,13 @@ impl<const L: usize> Logic for TagTable<L> {
     fn update(&mut self) {
         self.t_valid.clock.next = self.clock.val();
         self.t_warp.clock.next = self.clock.val();
-        self.t_pc.clock.next = self.clock.val();
-        self.t_instr.clock.next = self.clock.val();
-        self.t_recon.clock.next = self.clock.val();
-        self.t_csr.clock.next = self.clock.val();
-        self.t_mask.clock.next = self.clock.val();
         self.t_ends.clock.next = self.clock.val();
-        self.t_rd.clock.next = self.clock.val();
+        self.ram_pc.clock.next = self.clock.val();
+        self.ram_instr.clock.next = self.clock.val();
+        self.ram_recon.clock.next = self.clock.val();
+        self.ram_csr.clock.next = self.clock.val();
+        self.ram_mask.clock.next = self.clock.val();
+        self.ram_rd.clock.next = self.clock.val();
 
         // Warps holding tags; the lowest free tag.
         for w in 0..self._warps {
@@ -181,47 +200,76 @@ impl<const L: usize> Logic for TagTable<L> {
             self.any_free.next = self.seen[nt].val();
         }
 
-        // Reads.
+        // Allocation writes the entry's fields (validity is kept in `t_valid`).
+        self.ram_pc.we.next = self.alloc_valid.val();
+        self.ram_pc.waddr.next = self.free_tag.val();
+        self.ram_pc.wdata.next = self.alloc_pc.val();
+        self.ram_instr.we.next = self.alloc_valid.val();
+        self.ram_instr.waddr.next = self.free_tag.val();
+        self.ram_instr.wdata.next = self.alloc_instr.val();
+        self.ram_recon.we.next = self.alloc_valid.val();
+        self.ram_recon.waddr.next = self.free_tag.val();
+        self.ram_recon.wdata.next = self.alloc_recon.val();
+        self.ram_csr.we.next = self.alloc_valid.val();
+        self.ram_csr.waddr.next = self.free_tag.val();
+        self.ram_csr.wdata.next = self.alloc_csr.val();
+        self.ram_mask.we.next = self.alloc_valid.val();
+        self.ram_mask.waddr.next = self.free_tag.val();
+        self.ram_mask.wdata.next = self.alloc_mask.val();
+        self.ram_rd.we.next = self.alloc_valid.val();
+        self.ram_rd.waddr.next = self.free_tag.val();
+        self.ram_rd.wdata.next = self.alloc_rd.val();
+
+        // Reads: the RAMs, 0 for a tag outside the table.
+        self.disp_in.next = self.disp_tag.val() < self.k_tags.val();
+        self.wb_in.next = self.wb_tag.val() < self.k_tags.val();
+        self.fault_in.next = self.fault_tag.val() < self.k_tags.val();
+        self.ram_pc.raddr[0].next = self.disp_tag.val();
+        self.ram_instr.raddr[0].next = self.disp_tag.val();
+        self.ram_recon.raddr[0].next = self.disp_tag.val();
+        self.ram_csr.raddr[0].next = self.disp_tag.val();
+        self.ram_mask.raddr[0].next = self.disp_tag.val();
+        self.ram_instr.raddr[1].next = self.wb_tag.val();
+        self.ram_rd.raddr[0].next = self.wb_tag.val();
+        self.ram_pc.raddr[1].next = self.fault_tag.val();
         self.disp_pc.next = self.k_zero32.val();
         self.disp_instr.next = self.k_zero32.val();
         self.disp_recon.next = self.k_zero32.val();
         self.disp_csr.next = self.k_zero32.val();
         self.disp_mask.next = self.k_zero_mask.val();
-        self.disp_ends.next = false;
-        self.wb_warp.next = self.k_zero_warp.val();
+        if self.disp_in.val() {
+            self.disp_pc.next = self.ram_pc.rdata[0].val();
+            self.disp_instr.next = self.ram_instr.rdata[0].val();
+            self.disp_recon.next = self.ram_recon.rdata[0].val();
+            self.disp_csr.next = self.ram_csr.rdata[0].val();
+            self.disp_mask.next = self.ram_mask.rdata[0].val();
+        }
         self.wb_rd.next = self.k_zero5.val();
         self.wb_instr.next = self.k_zero32.val();
+        if self.wb_in.val() {
+            self.wb_rd.next = self.ram_rd.rdata[0].val();
+            self.wb_instr.next = self.ram_instr.rdata[1].val();
+        }
         self.fault_pc.next = self.k_zero32.val();
+        if self.fault_in.val() {
+            self.fault_pc.next = self.ram_pc.rdata[1].val();
+        }
+        // The fields kept in flip-flops (`warp`: every entry is compared for `busy`).
+        self.disp_ends.next = false;
+        self.wb_warp.next = self.k_zero_warp.val();
         for t in 0..self._tags {
             if self.disp_tag.val() == self.k_tag[t].val() {
-                self.disp_pc.next = self.t_pc.q[t].val();
-                self.disp_instr.next = self.t_instr.q[t].val();
-                self.disp_recon.next = self.t_recon.q[t].val();
-                self.disp_csr.next = self.t_csr.q[t].val();
-                self.disp_mask.next = self.t_mask.q[t].val();
                 self.disp_ends.next = self.t_ends.q[t].val();
             }
             if self.wb_tag.val() == self.k_tag[t].val() {
                 self.wb_warp.next = self.t_warp.q[t].val();
-                self.wb_rd.next = self.t_rd.q[t].val();
-                self.wb_instr.next = self.t_instr.q[t].val();
-            }
-            if self.fault_tag.val() == self.k_tag[t].val() {
-                self.fault_pc.next = self.t_pc.q[t].val();
             }
         }
 
-        // Release, allocation, reset.
         for t in 0..self._tags {
             self.t_valid.d[t].next = self.t_valid.q[t].val();
             self.t_warp.d[t].next = self.t_warp.q[t].val();
-            self.t_pc.d[t].next = self.t_pc.q[t].val();
-            self.t_instr.d[t].next = self.t_instr.q[t].val();
-            self.t_recon.d[t].next = self.t_recon.q[t].val();
-            self.t_csr.d[t].next = self.t_csr.q[t].val();
-            self.t_mask.d[t].next = self.t_mask.q[t].val();
             self.t_ends.d[t].next = self.t_ends.q[t].val();
-            self.t_rd.d[t].next = self.t_rd.q[t].val();
             for p in 0..RELEASE_PORTS {
                 if self.rel_valid[p].val() & (self.rel_tag[p].val() == self.k_tag[t].val()) {
                     self.t_valid.d[t].next = false;
@@ -230,13 +278,7 @@ impl<const L: usize> Logic for TagTable<L> {
             if self.alloc_valid.val() & (self.free_tag.val() == self.k_tag[t].val()) {
                 self.t_valid.d[t].next = true;
                 self.t_warp.d[t].next = self.alloc_warp.val();
-                self.t_pc.d[t].next = self.alloc_pc.val();
-                self.t_instr.d[t].next = self.alloc_instr.val();
-                self.t_recon.d[t].next = self.alloc_recon.val();
-                self.t_csr.d[t].next = self.alloc_csr.val();
-                self.t_mask.d[t].next = self.alloc_mask.val();
                 self.t_ends.d[t].next = self.alloc_ends.val();
-                self.t_rd.d[t].next = self.alloc_rd.val();
             }
             if self.reset.val() {
                 self.t_valid.d[t].next = false;
