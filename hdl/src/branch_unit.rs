@@ -5,9 +5,10 @@
 //!   `jalr` target (`rs1 + imm` with bit 0 cleared) are registered, with the lowest active
 //!   lane's `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the branch
 //!   target `pc + imm` and `pc + 4`, and whether more lanes take a branch than not (so the
-//!   command cycle has no adder and no lane count). Combinationally in
-//!   D, `disp_group` gives the lanes of a `jalr` whose target equals the lowest active lane's
-//!   (the lanes that execute it now; the SM writes the link only for them).
+//!   command cycle has no adder and no lane count), and the lanes of a `jalr` whose target
+//!   equals the lowest active lane's (the lanes that execute it now): `jalr_group`, from D+1
+//!   while the instruction is in the unit (the SM writes the link only for them, at the ALU's
+//!   writeback).
 //! * Cycle D+1: the stack command (or a fault) for the instruction; `wf.tmc` that ends some
 //!   threads and keeps others takes a second command cycle (exit, then set PC).
 //! * The cycle after the last command: `redirect_valid` / `redirect_warp`, so the SM restarts
@@ -54,8 +55,9 @@ pub struct BranchUnit<const L: usize> {
     pub in_a: Vec<Signal<In, Bits<32>>>,
     pub in_b: Vec<Signal<In, Bits<32>>>,
     pub in_ra: Vec<Signal<In, Bits<32>>>,
-    /// Combinational in D: the lanes of a `jalr` that execute it now.
-    pub disp_group: Signal<Out, Bits<L>>,
+    /// Registered, from D+1 while the instruction is in the unit: the lanes of a `jalr` that
+    /// execute it now.
+    pub jalr_group: Signal<Out, Bits<L>>,
 
     // ---- SIMT stack command (cycle D+1 …)
     pub cmd_op: Signal<Out, Bits<3>>,
@@ -203,7 +205,7 @@ impl<const L: usize> BranchUnit<L> {
             in_a: sigs(L),
             in_b: sigs(L),
             in_ra: sigs(L),
-            disp_group: Default::default(),
+            jalr_group: Default::default(),
             cmd_op: Default::default(),
             cmd_warp: Default::default(),
             cmd_rpc: Default::default(),
@@ -382,7 +384,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
                 self.in_mask.val().get_bit(l) & (self.tgt[l].val() == self.first_tgt.val());
         }
         self.group_m.next = self.pk_group.q.val();
-        self.disp_group.next = self.group_m.val();
         for l in 0..self._lanes {
             self.pop_t[l].next = self.k_zero8.val();
             if self.taken_m.val().get_bit(l) {
@@ -596,6 +597,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.redir.d.next = false;
         }
         self.redirect_valid.next = self.redir.q.val();
+        self.jalr_group.next = self.s_group.q.val();
         self.redirect_warp.next = self.redir_warp.q.val();
         if !self.redir.q.val() {
             self.redirect_warp.next = self.k_warp0.val();

@@ -184,6 +184,12 @@ pub struct Sm<const L: usize> {
     w_bar: RegVec<Bit>,
     /// A branch-unit redirect waiting for the warp's SIMT stack to finish a refill (`busy`).
     w_redir: RegVec<Bit>,
+    /// A `jalr` went into the ALU `k + 1` cycles ago (`alu_latency` stages), and the lanes that
+    /// execute it (from the branch unit's registered group, `alu_latency - 1` stages from D+2):
+    /// its link is written for those lanes only, at the ALU's writeback.
+    jl_flag: RegVec<Bit>,
+    jl_group: RegVec<Bits<L>>,
+    jl_mask: Signal<Local, Bits<L>>,
     /// Reserved at CTA accept for the CTA being launched.
     w_rsv: RegVec<Bit>,
     // ---- per CTA slot
@@ -338,6 +344,12 @@ pub struct Sm<const L: usize> {
     _slots: usize,
     _rels: usize,
     _alu_lat: usize,
+    /// `alu_latency - 2 .. alu_latency - 1` when `alu_latency ≥ 2`, else an empty range: the
+    /// stage of `jl_group` that meets the ALU's writeback.
+    _alu_lat_m2: usize,
+    _alu_lat_m1: usize,
+    /// 1 when `jl_group` has a stage (`alu_latency ≥ 2`), else 0.
+    _jl_first: usize,
     _mul_lat: usize,
     _div_lat: usize,
 }
@@ -494,6 +506,9 @@ impl<const L: usize> Sm<L> {
             w_instret: RegVec::new(w),
             w_bar: RegVec::new(w),
             w_redir: RegVec::new(w),
+            jl_flag: RegVec::new(alu_lat),
+            jl_group: RegVec::new(alu_lat - 1),
+            jl_mask: Default::default(),
             w_rsv: RegVec::new(w),
             c_valid: RegVec::new(w),
             c_launching: RegVec::new(w),
@@ -630,6 +645,9 @@ impl<const L: usize> Sm<L> {
             _slots: slots,
             _rels: alu_lat.max(mul_lat),
             _alu_lat: alu_lat,
+            _alu_lat_m2: if alu_lat >= 2 { alu_lat - 2 } else { 0 },
+            _alu_lat_m1: if alu_lat >= 2 { alu_lat - 1 } else { 0 },
+            _jl_first: (alu_lat - 1).min(1),
             _mul_lat: mul_lat,
             _div_lat: div_lat,
         })
@@ -660,6 +678,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.w_instret.clock.next = self.clock.val();
         self.w_bar.clock.next = self.clock.val();
         self.w_redir.clock.next = self.clock.val();
+        self.jl_flag.clock.next = self.clock.val();
+        self.jl_group.clock.next = self.clock.val();
         self.w_rsv.clock.next = self.clock.val();
         self.c_valid.clock.next = self.clock.val();
         self.c_launching.clock.next = self.clock.val();
@@ -1132,10 +1152,9 @@ impl<const L: usize> Logic for Sm<L> {
                             self.csr_lane[l].next =
                                 self.dreg.e_csr.val() - self.k_lane_stack[l].val();
                         }
+                        // A jalr's link is computed for every active lane; the lanes that do
+                        // not execute it now are masked at the ALU's writeback (`jl_*`).
                         self.alu.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
-                        if self.dreg.e_is_jalr.val() {
-                            self.alu.in_mask[l].next = self.bu.disp_group.val().get_bit(l);
-                        }
                         self.alu.in_a[l].next = self.dreg.e_data[l].val();
                         if self.dreg.e_a_pc.val() {
                             self.alu.in_a[l].next = self.dreg.e_pc.val();
@@ -1204,6 +1223,25 @@ impl<const L: usize> Logic for Sm<L> {
                     }
 
                     // ---------------- writeback (hdl/src/writeback.rs)
+                    // The jalr link mask (`jl_*`): flag stages from E; the branch unit's group
+                    // is registered for E+1, its copies (`jl_group`) for E+2 on.
+                    self.jl_flag.d[0].next = self.dreg.e_to_alu.val()
+                        & self.dreg.e_is_jalr.val()
+                        & !self.halted.val()
+                        & !self.reset.val();
+                    for k in 1..self._alu_lat {
+                        self.jl_flag.d[k].next = self.jl_flag.q[k - 1].val() & !self.reset.val();
+                    }
+                    for k in 0..self._jl_first {
+                        self.jl_group.d[k].next = self.bu.jalr_group.val();
+                    }
+                    for k in 1..(self._alu_lat - 1) {
+                        self.jl_group.d[k].next = self.jl_group.q[k - 1].val();
+                    }
+                    self.jl_mask.next = self.bu.jalr_group.val();
+                    for k in self._alu_lat_m2..self._alu_lat_m1 {
+                        self.jl_mask.next = self.jl_group.q[k].val();
+                    }
                     self.wb.alu_valid.next = self.alu.out_valid.val();
                     self.wb.alu_tag.next = self.alu.out_tag.val();
                     self.wb.mul_valid.next = self.mul.out_valid.val();
@@ -1230,6 +1268,12 @@ impl<const L: usize> Logic for Sm<L> {
                     for l in 0..self._lanes {
                         self.wb.alu_mask[l].next = self.alu.out_mask[l].val();
                         self.wb.alu_result[l].next = self.alu.out_result[l].val();
+                        for last in (self._alu_lat - 1)..self._alu_lat {
+                            if self.jl_flag.q[last].val() & !self.jl_mask.val().get_bit(l) {
+                                self.wb.alu_mask[l].next = false;
+                                self.wb.alu_result[l].next = self.k_zero32.val();
+                            }
+                        }
                         self.wb.mul_mask[l].next = self.mul.out_mask[l].val();
                         self.wb.mul_result[l].next = self.mul.out_result[l].val();
                         self.wb.div_mask[l].next = self.div.out_mask[l].val();
