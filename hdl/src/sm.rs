@@ -645,7 +645,7 @@ impl<const L: usize> Sm<L> {
             _slots: slots,
             _rels: alu_lat.max(mul_lat),
             _alu_lat: alu_lat,
-            _alu_lat_m2: if alu_lat >= 2 { alu_lat - 2 } else { 0 },
+            _alu_lat_m2: alu_lat.saturating_sub(2),
             _alu_lat_m1: if alu_lat >= 2 { alu_lat - 1 } else { 0 },
             _jl_first: (alu_lat - 1).min(1),
             _mul_lat: mul_lat,
