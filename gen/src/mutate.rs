@@ -581,13 +581,14 @@ fn run_one(
 /// would be left undriven and every memory would read 0 in the proof.
 const CUT_MEMORIES: &str =
     "autoname t:$mem_v2 %x:+[RD_DATA,RD_ADDR,RD_EN,WR_ADDR,WR_DATA,WR_EN] t:$mem_v2 %d\n\
+     tee -q -o formal-rd.txt select -list t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
      expose -cut t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
      expose t:$mem_v2 %x:+[RD_ADDR,RD_EN,WR_ADDR,WR_DATA,WR_EN] t:$mem_v2 %d\n\
      delete t:$mem_v2\nopt_clean\n";
 
 /// Changes whenever the in-context proof changes (its environment, its scripts): proofs made
 /// before are not reused.
-const FORMAL_VERSION: &str = "formal-4";
+const FORMAL_VERSION: &str = "formal-5";
 
 /// The legal host around the GPU in the in-context proof ([`formal_env`]).
 const FORMAL_ENV_FILE: &str = "formal-env.v";
@@ -610,22 +611,45 @@ fn formal_gold(dir: &Path) -> Result<PathBuf> {
         yosys_or_fail(dir, &script, "formal-gold")?;
         // Every memory's read data must have become a free input: a read port left undriven
         // would read 0 and make the proof claim equivalence for a GPU that runs no program.
-        let memories = std::fs::read_to_string(dir.join("formal-mems.txt"))?
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .count();
+        // `formal-rd.txt` lists the wires on the memories' read-data ports (named by
+        // `autoname` `<memory>_RD_DATA` where they were private, else their own names, e.g. a
+        // distributed RAM's `rdata$0`); `expose -cut` makes each an input `<wire>.i`.
+        let list = |file: &str| -> Result<Vec<String>> {
+            Ok(std::fs::read_to_string(dir.join(file))?
+                .lines()
+                .map(|l| l.trim().to_string())
+                .filter(|l| !l.is_empty())
+                .collect())
+        };
+        let memories = list("formal-mems.txt")?;
+        let read_wires = list("formal-rd.txt")?;
         let il = std::fs::read_to_string(dir.join("formal-gold.il.tmp"))?;
-        let read_inputs = il
+        let inputs: std::collections::HashSet<&str> = il
             .lines()
-            .filter(|l| {
-                l.trim_start().starts_with("wire ")
-                    && l.contains(" input ")
-                    && l.ends_with("_RD_DATA.i")
+            .filter(|l| l.trim_start().starts_with("wire ") && l.contains(" input "))
+            .filter_map(|l| l.rsplit(' ').next())
+            .collect();
+        let missing: Vec<&String> = read_wires
+            .iter()
+            .filter(|w| {
+                // `select -list` names a wire `module/name`; the IL spells it `\name.i`.
+                let name = w.rsplit_once('/').map_or(w.as_str(), |(_, n)| n);
+                !inputs.contains(format!("\\{name}.i").as_str())
             })
-            .count();
-        if read_inputs != memories {
+            .collect();
+        let read_inputs = read_wires.len() - missing.len();
+        if !missing.is_empty() || read_inputs < memories.len() {
             bail!(
-                "the in-context proof's memory cut made {read_inputs} read-data inputs for {memories} memories ({}/formal-gold.log): the proof would not hold for every memory content",
+                "the in-context proof's memory cut made {read_inputs} read-data inputs for {} memories{} ({}/formal-gold.log): the proof would not hold for every memory content",
+                memories.len(),
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; not cut: {}",
+                        missing.iter().map(|w| w.as_str()).collect::<Vec<_>>().join(", ")
+                    )
+                },
                 dir.display()
             );
         }
