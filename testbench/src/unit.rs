@@ -168,6 +168,37 @@ pub fn yosys_check(top: &str, verilog: &str) -> Result<(), String> {
     }
 }
 
+/// How many memories yosys infers in `verilog` (top `top`): `$mem_v2` cells after `proc;
+/// flatten; memory -nomap`. A register array written as flip-flops (a reset loop, a read through
+/// a multiplexer of registers) counts none: a unit whose state should be RAM checks it here, so a
+/// change that turns it back into flip-flops fails a test instead of only costing area.
+pub fn yosys_memory_count(top: &str, verilog: &str) -> Result<usize, String> {
+    let path = source_file(top, verilog).map_err(|e| e.to_string())?;
+    let out_file = path.with_extension("memories.txt");
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc; flatten; opt_clean; memory -nomap; \
+         tee -q -o {} select -count t:$mem_v2",
+        path.display(),
+        out_file.display()
+    );
+    let out = Command::new("yosys")
+        .args(["-q", "-p", &script])
+        .output()
+        .map_err(|e| format!("cannot run yosys: {e} (install it with scripts/setup.sh --yosys)"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = std::fs::read_to_string(&out_file).map_err(|e| e.to_string())?;
+    text.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("yosys `select -count` printed {text:?}"))
+}
+
 /// [`yosys_check`] must pass (panics with yosys' output otherwise). yosys `synth` takes most of
 /// a minute for the larger units, so a pass is remembered in the cache directory, keyed by the
 /// Verilog text and the yosys version like the Verilated models; `WARPFORGE_YOSYS_RECHECK=1`

@@ -29,7 +29,7 @@ use warpforge_hdl::simt_stack::{
     simt_stack_verilog, OP_EXIT, OP_NOP, OP_RESET, OP_SET_PC, OP_SPLIT,
 };
 use warpforge_sim::simt_stack::{SimtStack as RefStack, StackEntry, RPC_NONE};
-use warpforge_testbench::unit::{build_unit, lint, yosys_check};
+use warpforge_testbench::unit::{build_unit, lint, yosys_check, yosys_memory_count};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 // ---------------------------------------------------------------------------------------------
@@ -93,6 +93,17 @@ fn lint_fermi() {
 fn yosys_tiny() {
     let cfg = tiny();
     yosys_check(&top_name(&cfg), &verilog(&cfg)).unwrap_or_else(|e| panic!("yosys on tiny:\n{e}"));
+}
+
+/// The entries below the top are RAM: yosys infers six memories (rpc, pc and mask, for the even
+/// and the odd levels), not `warps × depth` registers.
+#[test]
+fn entries_are_inferred_as_memories() {
+    for cfg in [tiny(), small()] {
+        let n = yosys_memory_count(&top_name(&cfg), &verilog(&cfg))
+            .unwrap_or_else(|e| panic!("{}: {e}", cfg.name));
+        assert_eq!(n, 6, "{}: {n} memories", cfg.name);
+    }
 }
 
 #[test]

@@ -7,7 +7,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_hdl::tag_table::{tag_table_verilog, RELEASE_PORTS};
-use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_seed};
+use warpforge_testbench::unit::{
+    assert_yosys_accepts, build_unit, lint, unit_seed, yosys_memory_count,
+};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 const LANES: usize = 4;
@@ -169,5 +171,17 @@ fn allocation_release_and_reads_match_the_reference() {
     let seed = unit_seed("tag_table");
     for (tags, warps) in [(1, 1), (6, 4), (11, 8), (16, 16)] {
         run(tags, warps, seed ^ (tags as u64) << 8 ^ warps as u64);
+    }
+}
+
+/// The fields written at allocation are RAM, not flip-flops: yosys infers one memory per field
+/// (PC, instruction, sidecar, CSR value, mask, destination) for the tag counts of the presets.
+#[test]
+fn fields_are_inferred_as_memories() {
+    for (tags, warps) in [(7, 4), (13, 8), (21, 48)] {
+        let top = format!("tag_table_mem_t{tags}_w{warps}");
+        let verilog = tag_table_verilog::<LANES>(tags, warps, &top).expect("generate");
+        let n = yosys_memory_count(&top, &verilog).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(n, 6, "{tags} tags: {n} memories");
     }
 }
