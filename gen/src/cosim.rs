@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use warpforge_config::GpuConfig;
 use warpforge_kernels::Case;
 use warpforge_loader::KernelImage;
@@ -154,11 +154,13 @@ pub fn command_line<S: AsRef<str>>(words: &[S]) -> String {
         .join(" ")
 }
 
-/// One row of `warpforge regress` (and the JSON of `warpforge cosim`).
-#[derive(Clone, Debug, Serialize)]
+/// One row of `warpforge regress` (and the JSON of `warpforge cosim`, and a sweep point's kernel
+/// run, `sweep::PointResult::kernel`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CosimRow {
     pub kernel: String,
     pub case: String,
+    #[serde(default)]
     pub config: String,
     pub mem: String,
     /// `pass`, `mismatch`, `timeout`, `hang`, `build`, `fault`, `reference`.
@@ -173,7 +175,9 @@ pub struct CosimRow {
     pub idle: Option<u64>,
     /// Wall time of the simulation loop.
     pub sim_seconds: Option<f64>,
-    /// The command that reproduces this run.
+    /// The command that reproduces this run (empty where there is none: a sweep point's
+    /// configuration exists only inside the sweep).
+    #[serde(default)]
     pub repro: String,
     /// The failure report (empty when passed).
     pub details: String,

@@ -195,34 +195,9 @@ impl SynthSummary {
     }
 }
 
-/// The kernel's co-simulation on a point.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct KernelResult {
-    pub kernel: String,
-    /// The case's launch shape, e.g. `grid=3 block=5 n=13`.
-    pub case: String,
-    pub mem: String,
-    /// `pass`, `mismatch`, `timeout`, `hang`, `fault`, `no-fault`, `reference`
-    /// ([`crate::cosim::CosimCase::verdict`]).
-    pub result: String,
-    pub cycles: Option<u64>,
-    /// Warp-instructions issued per cycle, summed over the SMs.
-    pub ipc: Option<f64>,
-    pub ipc_per_sm: Option<f64>,
-    pub issued: Option<u64>,
-    pub idle: Option<u64>,
-    pub bank_conflicts: Option<u64>,
-    /// Wall time of the simulation loop.
-    pub sim_seconds: Option<f64>,
-    /// What went wrong (empty when it passed).
-    pub details: String,
-}
-
-impl KernelResult {
-    pub fn passed(&self) -> bool {
-        self.result == "pass"
-    }
-}
+/// The kernel's co-simulation on a point: a row as `regress` writes it, `config` naming the
+/// point.
+pub use crate::cosim::CosimRow as KernelResult;
 
 /// One varied field's value at a point.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -831,21 +806,15 @@ fn run_point(
             if let Err(CosimError::Build(e)) = &c.result {
                 bail!("building the RTL model for the co-simulation: {e}");
             }
-            let r = c.result.as_ref().ok();
-            Some(KernelResult {
-                kernel: k.spec.name.to_string(),
-                case: k.case.label.clone(),
-                mem: k.mem.name.clone(),
-                result: c.verdict().to_string(),
-                cycles: r.map(|r| r.cycles),
-                ipc: r.map(|r| r.ipc),
-                ipc_per_sm: r.map(|r| r.ipc_per_sm()),
-                issued: r.map(|r| r.issued()),
-                idle: r.map(|r| r.idle()),
-                bank_conflicts: r.map(|r| r.conflicts()),
-                sim_seconds: r.map(|r| r.wall.as_secs_f64()),
-                details: c.details(&k.image),
-            })
+            Some(KernelResult::new(
+                k.spec.name,
+                &k.case.label,
+                &p.point.id,
+                &k.mem.name,
+                &c,
+                &k.image,
+                String::new(),
+            ))
         }
     };
     let design = Design::of_config(cfg).with_context(|| format!("generating {}", p.point.id))?;

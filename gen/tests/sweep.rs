@@ -385,6 +385,7 @@ fn placed(index: usize, lanes: u32, lut4: u64, fmax: Option<f64>, cycles: u64) -
         kernel: Some(KernelResult {
             kernel: "vecadd".into(),
             case: "grid=3 block=13 n=37".into(),
+            config: String::new(),
             mem: "zero".into(),
             result: "pass".into(),
             cycles: Some(cycles),
@@ -394,6 +395,7 @@ fn placed(index: usize, lanes: u32, lut4: u64, fmax: Option<f64>, cycles: u64) -
             idle: Some(1),
             bank_conflicts: Some(0),
             sim_seconds: Some(0.01),
+            repro: String::new(),
             details: String::new(),
         }),
         time_us: None,

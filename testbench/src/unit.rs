@@ -153,8 +153,13 @@ pub fn yosys_check(top: &str, verilog: &str) -> Result<(), String> {
         "read_verilog {}; hierarchy -check -top {top}; proc; synth -top {top}",
         path.display()
     );
+    run_yosys(&script)
+}
+
+/// `yosys -q -p SCRIPT`: Ok when it succeeds, else its output (or how to install it).
+fn run_yosys(script: &str) -> Result<(), String> {
     let out = Command::new("yosys")
-        .args(["-q", "-p", &script])
+        .args(["-q", "-p", script])
         .output()
         .map_err(|e| format!("cannot run yosys: {e} (install it with scripts/setup.sh --yosys)"))?;
     if out.status.success() {
@@ -181,17 +186,7 @@ pub fn yosys_memory_count(top: &str, verilog: &str) -> Result<usize, String> {
         path.display(),
         out_file.display()
     );
-    let out = Command::new("yosys")
-        .args(["-q", "-p", &script])
-        .output()
-        .map_err(|e| format!("cannot run yosys: {e} (install it with scripts/setup.sh --yosys)"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    run_yosys(&script)?;
     let text = std::fs::read_to_string(&out_file).map_err(|e| e.to_string())?;
     text.split_whitespace()
         .next()

@@ -1,0 +1,46 @@
+//! Print the Verilog of one unit (top module `top`), to measure its area on its own
+//! (docs/microarch/execution_units.md, "ALU lane datapath"; docs/microarch/sm.md, "Tags"):
+//!
+//! ```sh
+//! cargo run --release -p warpforge-hdl --example unit_verilog alu 1 > unit.v        # LANES
+//! cargo run --release -p warpforge-hdl --example unit_verilog tag-table 13 8 > unit.v  # TAGS WARPS (8 lanes)
+//! yosys -p "read_verilog unit.v; synth_ecp5 -top top -abc9; stat"
+//! ```
+use std::process::ExitCode;
+
+use warpforge_hdl::alu::Alu;
+use warpforge_hdl::tag_table::tag_table_verilog;
+use warpforge_hdl::verilog_of;
+
+const USAGE: &str = "usage: unit_verilog alu LANES (1 to 32) | unit_verilog tag-table TAGS (1 to 255) WARPS (1 to 64)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let num = |i: usize, range: std::ops::RangeInclusive<usize>| {
+        args.get(i)
+            .and_then(|s| s.parse::<usize>().ok())
+            .filter(|n| range.contains(n))
+    };
+    let verilog = match args.first().map(String::as_str) {
+        Some("alu") => num(1, 1..=32).map(|lanes| verilog_of("alu", &mut Alu::with(lanes, 1))),
+        Some("tag-table") => match (num(1, 1..=255), num(2, 1..=64)) {
+            (Some(tags), Some(warps)) => Some(tag_table_verilog::<8>(tags, warps, "top")),
+            _ => None,
+        },
+        _ => None,
+    };
+    match verilog {
+        None => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+        Some(Ok(v)) => {
+            print!("{v}");
+            ExitCode::SUCCESS
+        }
+        Some(Err(e)) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
