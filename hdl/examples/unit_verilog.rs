@@ -4,15 +4,18 @@
 //! ```sh
 //! cargo run --release -p warpforge-hdl --example unit_verilog alu 1 > unit.v        # LANES
 //! cargo run --release -p warpforge-hdl --example unit_verilog tag-table 13 8 > unit.v  # TAGS WARPS (8 lanes)
+//! cargo run --release -p warpforge-hdl --example unit_verilog operand-collector small > unit.v  # PRESET (the SM's shape)
 //! yosys -p "read_verilog unit.v; synth_ecp5 -top top -abc9; stat"
 //! ```
 use std::process::ExitCode;
 
+use warpforge_config::GpuConfig;
 use warpforge_hdl::alu::Alu;
+use warpforge_hdl::operand_collector::{OperandCollector, SM_SHAPE};
 use warpforge_hdl::tag_table::tag_table_verilog;
 use warpforge_hdl::verilog_of;
 
-const USAGE: &str = "usage: unit_verilog alu LANES (1 to 32) | unit_verilog tag-table TAGS (1 to 255) WARPS (1 to 64)";
+const USAGE: &str = "usage: unit_verilog alu LANES (1 to 32) | unit_verilog tag-table TAGS (1 to 255) WARPS (1 to 64) | unit_verilog operand-collector PRESET|FILE | unit_verilog word-mux GROUPS (1 to 64) WORDS (1 to 256)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +29,24 @@ fn main() -> ExitCode {
         Some("tag-table") => match (num(1, 1..=255), num(2, 1..=64)) {
             (Some(tags), Some(warps)) => Some(tag_table_verilog::<8>(tags, warps, "top")),
             _ => None,
+        },
+        Some("word-mux") => match (num(1, 1..=64), num(2, 1..=256)) {
+            (Some(n), Some(k)) => Some(verilog_of(
+                "word mux",
+                &mut warpforge_hdl::word_mux::WordMux::<32, 6>::new(n, k, 1),
+            )),
+            _ => None,
+        },
+        Some("operand-collector") => match args.get(1).map(|c| GpuConfig::load(c)) {
+            Some(Ok(cfg)) => Some(verilog_of(
+                "operand collector",
+                &mut OperandCollector::with_shape(&cfg, SM_SHAPE),
+            )),
+            Some(Err(e)) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+            None => None,
         },
         _ => None,
     };

@@ -34,6 +34,7 @@ pub mod sm;
 pub mod tag_table;
 pub mod top;
 mod verilog_text;
+pub mod word_mux;
 pub mod writeback;
 
 pub use verilog_text::{dedup_modules, split_comb_blocks};

@@ -33,8 +33,12 @@
 //!   (same warp) is written in `c` by a writeback that writes *every* lane is collected from
 //!   the writeback: not pending from `c + 1`, its value the written one (no bank read; the
 //!   bank is the writeback's in `c` anyway). With a partial mask it stays pending and is read
-//!   from the bank later (the unwritten lanes keep their values there). This lets the SM
-//!   release a fixed-latency result's scoreboard entry one cycle before its writeback.
+//!   from the bank later (the unwritten lanes keep their values there). Per source index only
+//!   the lowest-numbered such CU is served (one write port per forward store). This lets the
+//!   SM release a fixed-latency result's scoreboard entry one cycle before its writeback.
+//! * **Storage**: collected operands live in distributed RAM, one per (source, bank) plus one
+//!   per source for forwarded values, addressed by the CU; the dispatch reads them at the
+//!   dispatched CU (docs/microarch/operand_collector.md, "Operand storage").
 //! * **Dispatch**: one output. A complete CU is *eligible* unless another CU holds an older
 //!   instruction of the same warp (per-warp issue order). Among the eligible CUs, round-robin
 //!   starting at the pointer `dptr`; `dptr` moves to the CU after the dispatched one on a
@@ -52,7 +56,9 @@
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
+use crate::lut_ram::LutRamArray;
 use crate::register_file::{RegisterFile, RfGeometry, BANK_BITS, REG_BITS, WARP_BITS};
+use crate::word_mux::WordMux;
 
 /// Width of the opaque payload carried from issue to dispatch.
 pub const PAYLOAD_BITS: usize = 16;
@@ -91,6 +97,13 @@ impl Default for OcShape {
         }
     }
 }
+
+/// The shape the SM uses: `rs1`, `rs2` and `ra` (a branch whose reconvergence point is the
+/// return address reads it; docs/isa.md), one read per collector unit per cycle.
+pub const SM_SHAPE: OcShape = OcShape {
+    sources: 3,
+    policy: ReadPolicy::InOrder,
+};
 
 /// The operand collector with its register file. Vectors of ports are indexed as documented
 /// per field (`L` = lanes, `S` = sources, `B` = banks).
@@ -143,6 +156,14 @@ pub struct OperandCollector {
     pub ev_write: Vec<Signal<Out, bool>>,
 
     rf: RegisterFile,
+    /// Operand storage (docs/microarch/operand_collector.md, "Operand storage"): RAM
+    /// `s*(B+1) + b` holds, at the CU's index, the lanes of source `s` read from bank `b`; RAM
+    /// `s*(B+1) + B` those collected from a writeback. Each RAM has one writer per cycle (its
+    /// bank, or the forward of source `s`) and one reader (dispatch), so it is distributed RAM
+    /// instead of a flip-flop per operand bit behind a crossbar.
+    rams: LutRamArray<32, CU_BITS>,
+    /// `[p]`: the lanes of bank `d_pbank[p]` (operands arriving in their dispatch cycle).
+    byp_mux: WordMux<32, BANK_BITS>,
 
     // ---- state: per CU `i`, per source `k = i*S + s`, per operand lane `(i*S + s)*L + l`
     cu_valid: Vec<DFF<bool>>,
@@ -153,7 +174,15 @@ pub struct OperandCollector {
     cu_pend: Vec<DFF<bool>>,
     /// Source granted in the previous cycle: its data is on the bank output now.
     cu_arr: Vec<DFF<bool>>,
-    cu_data: Vec<DFF<Bits<32>>>,
+    /// Source collected from a writeback: its value is in the forward RAM of `s`.
+    cu_fwd: Vec<DFF<bool>>,
+    /// Source dispatched as 0 (x0 or not needed).
+    cu_zero: Vec<DFF<bool>>,
+    /// Per bank: the read granted in the previous cycle (to CU `g_cu`, source `g_src`), whose
+    /// data the bank delivers now and the operand RAM stores at the end of this cycle.
+    g_v: Vec<DFF<bool>>,
+    g_cu: Vec<DFF<Bits<CU_BITS>>>,
+    g_src: Vec<DFF<Bits<SRC_BITS>>>,
     /// (InOrder only) bank of the source granted in the previous cycle.
     cu_abank: Vec<DFF<Bits<BANK_BITS>>>,
     /// `[i*C + j]`: CU j holds an older instruction of CU i's warp (per-warp dispatch order).
@@ -189,9 +218,22 @@ pub struct OperandCollector {
     fwd: Vec<Signal<Local, bool>>,
     /// Crossbar: bank selected by port `i*P + p`, and its lanes.
     pbank: Vec<Signal<Local, Bits<BANK_BITS>>>,
-    cu_in: Vec<Signal<Local, Bits<32>>>,
-    /// Current operand value (stored, or arriving from the bank).
-    cu_cur: Vec<Signal<Local, Bits<32>>>,
+    /// `[i*S + s]`: the forward of source `s` this cycle goes to CU `i` (the lowest-numbered
+    /// CU that forwards source `s`: the forward RAM of `s` has one write port).
+    f_take: Vec<Signal<Local, bool>>,
+    f_seen: Vec<Signal<Local, bool>>,
+    /// `[s]`: the dispatched CU's source `s`: bank, collected from a writeback, dispatched as 0.
+    d_ob: Vec<Signal<Local, Bits<BANK_BITS>>>,
+    d_fw: Vec<Signal<Local, bool>>,
+    d_zero: Vec<Signal<Local, bool>>,
+    /// The dispatched CU's crossbar banks (`[p]`), and their lanes `[p*L + l]`: an operand
+    /// arriving in the cycle of its dispatch is taken from the bank after the CU choice, so
+    /// the stored operands need no per-CU bypass multiplexer (area: the storage is one
+    /// enabled flip-flop per bit; docs/microarch/operand_collector.md, "Storage").
+    d_pbank: Vec<Signal<Local, Bits<BANK_BITS>>>,
+    d_byp: Vec<Signal<Local, Bits<32>>>,
+    /// `[s]`: source `s` of the dispatched CU arrives from its bank this cycle.
+    d_arr: Vec<Signal<Local, bool>>,
     complete: Vec<Signal<Local, bool>>,
     /// Complete and no older instruction of the same warp in another CU.
     elig: Vec<Signal<Local, bool>>,
@@ -225,6 +267,12 @@ pub struct OperandCollector {
     _s: usize,
     _l: usize,
     _b: usize,
+    /// Flat loop bounds for the bypass multiplexer's ports: `B*L`, `P*L`.
+    _bl: usize,
+    _pl: usize,
+    /// `B + 1` (banks and the forward RAM per source) and `S*(B+1)` (operand RAMs).
+    _b1: usize,
+    _m: usize,
     /// Crossbar ports per CU (1 InOrder, S Parallel).
     _p: usize,
     /// 1 with Parallel (port index = source index), 0 with InOrder (port 0).
@@ -287,13 +335,23 @@ impl OperandCollector {
             ev_conflict: sigs(b),
             ev_write: sigs(b),
             rf: RegisterFile::with_geometry(geo),
+            rams: LutRamArray::new(
+                s * (b + 1),
+                (usize::BITS - (c.max(2) - 1).leading_zeros()) as usize,
+                l,
+            ),
+            byp_mux: WordMux::new(b, l, p),
             cu_valid: sigs(c),
             cu_warp: sigs(c),
             cu_payload: sigs(c),
             cu_reg: sigs(c * s),
             cu_pend: sigs(c * s),
             cu_arr: sigs(c * s),
-            cu_data: sigs(c * s * l),
+            cu_fwd: sigs(c * s),
+            cu_zero: sigs(c * s),
+            g_v: sigs(b),
+            g_cu: sigs(b),
+            g_src: sigs(b),
             cu_abank: sigs(if parallel { 0 } else { c }),
             cu_dep: sigs(c * c),
             rr: sigs(b),
@@ -319,8 +377,14 @@ impl OperandCollector {
             gr: sigs(c * s),
             fwd: sigs(c * s),
             pbank: sigs(c * p),
-            cu_in: sigs(c * p * l),
-            cu_cur: sigs(c * s * l),
+            f_take: sigs(c * s),
+            f_seen: sigs(s),
+            d_ob: sigs(s),
+            d_fw: sigs(s),
+            d_zero: sigs(s),
+            d_pbank: sigs(p),
+            d_byp: sigs(p * l),
+            d_arr: sigs(s),
             complete: sigs(c),
             elig: sigs(c),
             fire_cu: sigs(c),
@@ -353,6 +417,10 @@ impl OperandCollector {
             _s: s,
             _l: l,
             _b: b,
+            _bl: b * l,
+            _pl: p * l,
+            _b1: b + 1,
+            _m: s * (b + 1),
             _p: p,
             _ps: usize::from(parallel),
             _inorder: usize::from(!parallel),
@@ -373,378 +441,476 @@ impl Logic for OperandCollector {
                 for nl in self._l..(self._l + 1) {
                     for np in self._p..(self._p + 1) {
                         for ps in self._ps..(self._ps + 1) {
-                            // ---------------- clocks, register file write port
-                            self.rf.clock.next = self.clock.val();
-                            self.dptr.clock.next = self.clock.val();
-                            for i in 0..self._c {
-                                self.cu_valid[i].clock.next = self.clock.val();
-                                self.cu_warp[i].clock.next = self.clock.val();
-                                self.cu_payload[i].clock.next = self.clock.val();
-                                for j in 0..self._c {
-                                    self.cu_dep[i * nc + j].clock.next = self.clock.val();
-                                }
-                                for s in 0..self._s {
-                                    self.cu_reg[i * ns + s].clock.next = self.clock.val();
-                                    self.cu_pend[i * ns + s].clock.next = self.clock.val();
-                                    self.cu_arr[i * ns + s].clock.next = self.clock.val();
-                                    for l in 0..self._l {
-                                        self.cu_data[(i * ns + s) * nl + l].clock.next =
-                                            self.clock.val();
+                            for nb in self._b..(self._b + 1) {
+                                for nb1 in self._b1..(self._b1 + 1) {
+                                    // ---------------- clocks, register file write port
+                                    self.rf.clock.next = self.clock.val();
+                                    self.dptr.clock.next = self.clock.val();
+                                    for i in 0..self._c {
+                                        self.cu_valid[i].clock.next = self.clock.val();
+                                        self.cu_warp[i].clock.next = self.clock.val();
+                                        self.cu_payload[i].clock.next = self.clock.val();
+                                        for j in 0..self._c {
+                                            self.cu_dep[i * nc + j].clock.next = self.clock.val();
+                                        }
+                                        for s in 0..self._s {
+                                            self.cu_reg[i * ns + s].clock.next = self.clock.val();
+                                            self.cu_pend[i * ns + s].clock.next = self.clock.val();
+                                            self.cu_arr[i * ns + s].clock.next = self.clock.val();
+                                            self.cu_fwd[i * ns + s].clock.next = self.clock.val();
+                                            self.cu_zero[i * ns + s].clock.next = self.clock.val();
+                                        }
                                     }
-                                }
-                            }
-                            for _z in 0..self._inorder {
-                                for i in 0..self._c {
-                                    self.cu_abank[i].clock.next = self.clock.val();
-                                }
-                            }
-                            for b in 0..self._b {
-                                self.rr[b].clock.next = self.clock.val();
-                            }
-                            self.rf.write_enable.next = self.wb_valid.val() && !self.reset.val();
-                            self.rf.write_warp.next = self.wb_warp.val();
-                            self.rf.write_reg.next = self.wb_rd.val();
-                            for l in 0..self._l {
-                                self.rf.write_mask[l].next = self.wb_mask[l].val();
-                                self.rf.write_data[l].next = self.wb_data[l].val();
-                            }
-                            self.wb_go.next = self.wb_valid.val()
-                                && !self.reset.val()
-                                && (self.wb_rd.val() != self.reg_zero.val());
-                            self.wb_full.next = true;
-                            for l in 0..self._l {
-                                if !self.wb_mask[l].val() {
-                                    self.wb_full.next = false;
-                                }
-                            }
-                            self.wb_bank.next = (self.wb_rd.val()
-                                + (self.wb_warp.val().get_bits::<5>(0) & self.swizzle_mask.val()))
-                                & self.bank_mask.val();
-
-                            // ---------------- requests
-                            for i in 0..self._c {
-                                self.seen[i].next = false;
-                                for s in 0..self._s {
-                                    self.obank[i * ns + s].next = (self.cu_reg[i * ns + s].q.val()
-                                        + (self.cu_warp[i].q.val().get_bits::<5>(0)
+                                    for _z in 0..self._inorder {
+                                        for i in 0..self._c {
+                                            self.cu_abank[i].clock.next = self.clock.val();
+                                        }
+                                    }
+                                    self.rams.clock.next = self.clock.val();
+                                    for b in 0..self._b {
+                                        self.rr[b].clock.next = self.clock.val();
+                                        self.g_v[b].clock.next = self.clock.val();
+                                        self.g_cu[b].clock.next = self.clock.val();
+                                        self.g_src[b].clock.next = self.clock.val();
+                                    }
+                                    self.rf.write_enable.next =
+                                        self.wb_valid.val() && !self.reset.val();
+                                    self.rf.write_warp.next = self.wb_warp.val();
+                                    self.rf.write_reg.next = self.wb_rd.val();
+                                    for l in 0..self._l {
+                                        self.rf.write_mask[l].next = self.wb_mask[l].val();
+                                        self.rf.write_data[l].next = self.wb_data[l].val();
+                                    }
+                                    self.wb_go.next = self.wb_valid.val()
+                                        && !self.reset.val()
+                                        && (self.wb_rd.val() != self.reg_zero.val());
+                                    self.wb_full.next = true;
+                                    for l in 0..self._l {
+                                        if !self.wb_mask[l].val() {
+                                            self.wb_full.next = false;
+                                        }
+                                    }
+                                    self.wb_bank.next = (self.wb_rd.val()
+                                        + (self.wb_warp.val().get_bits::<5>(0)
                                             & self.swizzle_mask.val()))
                                         & self.bank_mask.val();
-                                    self.req[i * ns + s].next = self.cu_valid[i].q.val()
-                                        && self.cu_pend[i * ns + s].q.val()
-                                        && (self.k_parallel.val() || !self.seen[i].val())
-                                        && !self.reset.val();
-                                    if self.cu_pend[i * ns + s].q.val() {
-                                        self.seen[i].next = true;
-                                    }
-                                }
-                            }
-                            for b in 0..self._b {
-                                self.any_req[b].next = false;
-                                self.two_req[b].next = false;
-                                for i in 0..self._c {
-                                    self.cureq[b * nc + i].next = false;
-                                    self.cusrc[b * nc + i].next = self.k_src[0].val();
-                                    for s in 0..self._s {
-                                        if self.req[i * ns + s].val()
-                                            && (self.obank[i * ns + s].val()
-                                                == self.k_bank[b].val())
-                                        {
-                                            if self.any_req[b].val() {
-                                                self.two_req[b].next = true;
-                                            }
-                                            self.any_req[b].next = true;
-                                            if !self.cureq[b * nc + i].val() {
-                                                self.cusrc[b * nc + i].next = self.k_src[s].val();
-                                            }
-                                            self.cureq[b * nc + i].next = true;
-                                        }
-                                    }
-                                }
 
-                                // ---------------- per-bank arbitration
-                                self.wblock[b].next = self.wb_go.val()
-                                    && (self.wb_bank.val() == self.k_bank[b].val());
-                                self.g_any[b].next = false;
-                                self.g_hi[b].next = false;
-                                self.sel_any[b].next = self.k_cu[0].val();
-                                self.sel_hi[b].next = self.k_cu[0].val();
-                                for i in 0..self._c {
-                                    if self.cureq[b * nc + i].val() {
-                                        if !self.g_any[b].val() {
-                                            self.sel_any[b].next = self.k_cu[i].val();
-                                        }
-                                        self.g_any[b].next = true;
-                                        if !self.g_hi[b].val()
-                                            && (self.k_cu[i].val() >= self.rr[b].q.val())
-                                        {
-                                            self.sel_hi[b].next = self.k_cu[i].val();
-                                            self.g_hi[b].next = true;
-                                        }
-                                    }
-                                }
-                                self.bgrant[b].next = self.g_any[b].val() && !self.wblock[b].val();
-                                self.gcu[b].next = self.k_cu[0].val();
-                                if self.bgrant[b].val() {
-                                    if self.g_hi[b].val() {
-                                        self.gcu[b].next = self.sel_hi[b].val();
-                                    } else {
-                                        self.gcu[b].next = self.sel_any[b].val();
-                                    }
-                                }
-                                self.gsrc[b].next = self.k_src[0].val();
-                                self.rr[b].d.next = self.rr[b].q.val();
-                                self.rf.read_warp[b].next = self.warp_zero.val();
-                                self.rf.read_reg[b].next = self.reg_zero.val();
-                                for i in 0..self._c {
-                                    if self.gcu[b].val() == self.k_cu[i].val() {
-                                        self.rf.read_warp[b].next = self.cu_warp[i].q.val();
-                                        if self.bgrant[b].val() {
-                                            self.gsrc[b].next = self.cusrc[b * nc + i].val();
-                                            self.rr[b].d.next = self.k_next[i].val();
-                                        }
-                                    }
-                                }
-                                for i in 0..self._c {
-                                    if self.gcu[b].val() == self.k_cu[i].val() {
+                                    // ---------------- requests
+                                    for i in 0..self._c {
+                                        self.seen[i].next = false;
                                         for s in 0..self._s {
-                                            if self.gsrc[b].val() == self.k_src[s].val() {
-                                                self.rf.read_reg[b].next =
-                                                    self.cu_reg[i * ns + s].q.val();
+                                            self.obank[i * ns + s].next =
+                                                (self.cu_reg[i * ns + s].q.val()
+                                                    + (self.cu_warp[i].q.val().get_bits::<5>(0)
+                                                        & self.swizzle_mask.val()))
+                                                    & self.bank_mask.val();
+                                            self.req[i * ns + s].next = self.cu_valid[i].q.val()
+                                                && self.cu_pend[i * ns + s].q.val()
+                                                && (self.k_parallel.val() || !self.seen[i].val())
+                                                && !self.reset.val();
+                                            if self.cu_pend[i * ns + s].q.val() {
+                                                self.seen[i].next = true;
                                             }
                                         }
                                     }
-                                }
-                                if self.reset.val() {
-                                    self.rr[b].d.next = self.k_cu[0].val();
-                                }
-                                self.rf.read_enable[b].next = self.bgrant[b].val();
-                                self.ev_grant[b].next = self.bgrant[b].val();
-                                self.ev_grant_cu[b].next = self.gcu[b].val();
-                                self.ev_grant_src[b].next = self.gsrc[b].val();
-                                self.ev_conflict[b].next = self.two_req[b].val()
-                                    || (self.any_req[b].val() && self.wblock[b].val());
-                                self.ev_write[b].next = self.wblock[b].val();
-                            }
-
-                            // ---------------- grants per source, crossbar, operand values
-                            for i in 0..self._c {
-                                for s in 0..self._s {
-                                    self.gr[i * ns + s].next = false;
                                     for b in 0..self._b {
-                                        if self.bgrant[b].val()
-                                            && (self.gcu[b].val() == self.k_cu[i].val())
-                                            && (self.gsrc[b].val() == self.k_src[s].val())
-                                        {
-                                            self.gr[i * ns + s].next = true;
+                                        self.any_req[b].next = false;
+                                        self.two_req[b].next = false;
+                                        for i in 0..self._c {
+                                            self.cureq[b * nc + i].next = false;
+                                            self.cusrc[b * nc + i].next = self.k_src[0].val();
+                                            for s in 0..self._s {
+                                                if self.req[i * ns + s].val()
+                                                    && (self.obank[i * ns + s].val()
+                                                        == self.k_bank[b].val())
+                                                {
+                                                    if self.any_req[b].val() {
+                                                        self.two_req[b].next = true;
+                                                    }
+                                                    self.any_req[b].next = true;
+                                                    if !self.cureq[b * nc + i].val() {
+                                                        self.cusrc[b * nc + i].next =
+                                                            self.k_src[s].val();
+                                                    }
+                                                    self.cureq[b * nc + i].next = true;
+                                                }
+                                            }
+                                        }
+
+                                        // ---------------- per-bank arbitration
+                                        self.wblock[b].next = self.wb_go.val()
+                                            && (self.wb_bank.val() == self.k_bank[b].val());
+                                        self.g_any[b].next = false;
+                                        self.g_hi[b].next = false;
+                                        self.sel_any[b].next = self.k_cu[0].val();
+                                        self.sel_hi[b].next = self.k_cu[0].val();
+                                        for i in 0..self._c {
+                                            if self.cureq[b * nc + i].val() {
+                                                if !self.g_any[b].val() {
+                                                    self.sel_any[b].next = self.k_cu[i].val();
+                                                }
+                                                self.g_any[b].next = true;
+                                                if !self.g_hi[b].val()
+                                                    && (self.k_cu[i].val() >= self.rr[b].q.val())
+                                                {
+                                                    self.sel_hi[b].next = self.k_cu[i].val();
+                                                    self.g_hi[b].next = true;
+                                                }
+                                            }
+                                        }
+                                        self.bgrant[b].next =
+                                            self.g_any[b].val() && !self.wblock[b].val();
+                                        self.gcu[b].next = self.k_cu[0].val();
+                                        if self.bgrant[b].val() {
+                                            if self.g_hi[b].val() {
+                                                self.gcu[b].next = self.sel_hi[b].val();
+                                            } else {
+                                                self.gcu[b].next = self.sel_any[b].val();
+                                            }
+                                        }
+                                        self.gsrc[b].next = self.k_src[0].val();
+                                        self.rr[b].d.next = self.rr[b].q.val();
+                                        self.rf.read_warp[b].next = self.warp_zero.val();
+                                        self.rf.read_reg[b].next = self.reg_zero.val();
+                                        for i in 0..self._c {
+                                            if self.gcu[b].val() == self.k_cu[i].val() {
+                                                self.rf.read_warp[b].next = self.cu_warp[i].q.val();
+                                                if self.bgrant[b].val() {
+                                                    self.gsrc[b].next =
+                                                        self.cusrc[b * nc + i].val();
+                                                    self.rr[b].d.next = self.k_next[i].val();
+                                                }
+                                            }
+                                        }
+                                        for i in 0..self._c {
+                                            if self.gcu[b].val() == self.k_cu[i].val() {
+                                                for s in 0..self._s {
+                                                    if self.gsrc[b].val() == self.k_src[s].val() {
+                                                        self.rf.read_reg[b].next =
+                                                            self.cu_reg[i * ns + s].q.val();
+                                                    }
+                                                }
+                                            }
+                                        }
+                                        if self.reset.val() {
+                                            self.rr[b].d.next = self.k_cu[0].val();
+                                        }
+                                        self.rf.read_enable[b].next = self.bgrant[b].val();
+                                        self.ev_grant[b].next = self.bgrant[b].val();
+                                        self.ev_grant_cu[b].next = self.gcu[b].val();
+                                        self.ev_grant_src[b].next = self.gsrc[b].val();
+                                        self.ev_conflict[b].next = self.two_req[b].val()
+                                            || (self.any_req[b].val() && self.wblock[b].val());
+                                        self.ev_write[b].next = self.wblock[b].val();
+                                    }
+
+                                    // ---------------- grants per source, crossbar, operand values
+                                    for i in 0..self._c {
+                                        for s in 0..self._s {
+                                            self.gr[i * ns + s].next = false;
+                                            for b in 0..self._b {
+                                                if self.bgrant[b].val()
+                                                    && (self.gcu[b].val() == self.k_cu[i].val())
+                                                    && (self.gsrc[b].val() == self.k_src[s].val())
+                                                {
+                                                    self.gr[i * ns + s].next = true;
+                                                }
+                                            }
                                         }
                                     }
-                                }
-                            }
-                            for _z in 0..self._inorder {
-                                for i in 0..self._c {
-                                    self.pbank[i].next = self.cu_abank[i].q.val();
-                                    self.cu_abank[i].d.next = self.cu_abank[i].q.val();
-                                    for s in 0..self._s {
-                                        if self.gr[i * ns + s].val() {
-                                            self.cu_abank[i].d.next = self.obank[i * ns + s].val();
+                                    for _z in 0..self._inorder {
+                                        for i in 0..self._c {
+                                            self.pbank[i].next = self.cu_abank[i].q.val();
+                                            self.cu_abank[i].d.next = self.cu_abank[i].q.val();
+                                            for s in 0..self._s {
+                                                if self.gr[i * ns + s].val() {
+                                                    self.cu_abank[i].d.next =
+                                                        self.obank[i * ns + s].val();
+                                                }
+                                            }
                                         }
                                     }
-                                }
-                            }
-                            for _z in 0..self._parallel {
-                                for i in 0..self._c {
-                                    for s in 0..self._s {
-                                        self.pbank[i * ns + s].next = self.obank[i * ns + s].val();
+                                    for _z in 0..self._parallel {
+                                        for i in 0..self._c {
+                                            for s in 0..self._s {
+                                                self.pbank[i * ns + s].next =
+                                                    self.obank[i * ns + s].val();
+                                            }
+                                        }
                                     }
-                                }
-                            }
-                            for i in 0..self._c {
-                                for p in 0..self._p {
-                                    for l in 0..self._l {
-                                        self.cu_in[(i * np + p) * nl + l].next =
-                                            self.data_zero.val();
+                                    for j in 0..self._bl {
+                                        self.byp_mux.d[j].next = self.rf.read_data[j].val();
+                                    }
+
+                                    // ---------------- forwarding (one CU per source index)
+                                    for s in 0..self._s {
+                                        self.f_seen[s].next = false;
+                                    }
+                                    for i in 0..self._c {
+                                        for s in 0..self._s {
+                                            // A pending source of a busy unit that this cycle's
+                                            // full-mask writeback writes is collected from it.
+                                            self.fwd[i * ns + s].next = self.wb_go.val()
+                                                && self.wb_full.val()
+                                                && self.cu_valid[i].q.val()
+                                                && self.cu_pend[i * ns + s].q.val()
+                                                && (self.cu_warp[i].q.val() == self.wb_warp.val())
+                                                && (self.cu_reg[i * ns + s].q.val()
+                                                    == self.wb_rd.val());
+                                            self.f_take[i * ns + s].next =
+                                                self.fwd[i * ns + s].val() && !self.f_seen[s].val();
+                                            if self.fwd[i * ns + s].val() {
+                                                self.f_seen[s].next = true;
+                                            }
+                                        }
+                                    }
+
+                                    // ---------------- operand RAM writes
+                                    for b in 0..self._b {
+                                        self.g_v[b].d.next =
+                                            self.bgrant[b].val() && !self.reset.val();
+                                        self.g_cu[b].d.next = self.gcu[b].val();
+                                        self.g_src[b].d.next = self.gsrc[b].val();
+                                    }
+                                    for s in 0..self._s {
                                         for b in 0..self._b {
-                                            if self.pbank[i * np + p].val() == self.k_bank[b].val()
-                                            {
-                                                self.cu_in[(i * np + p) * nl + l].next =
+                                            self.rams.we[s * nb1 + b].next = self.g_v[b].q.val()
+                                                && (self.g_src[b].q.val() == self.k_src[s].val())
+                                                && !self.reset.val();
+                                            self.rams.waddr[s * nb1 + b].next =
+                                                self.g_cu[b].q.val();
+                                            for l in 0..self._l {
+                                                self.rams.wdata[(s * nb1 + b) * nl + l].next =
                                                     self.rf.read_data[b * nl + l].val();
                                             }
                                         }
-                                    }
-                                }
-                            }
-                            for i in 0..self._c {
-                                self.complete[i].next =
-                                    self.cu_valid[i].q.val() && !self.reset.val();
-                                for s in 0..self._s {
-                                    if self.cu_pend[i * ns + s].q.val() {
-                                        self.complete[i].next = false;
-                                    }
-                                    for l in 0..self._l {
-                                        self.cu_cur[(i * ns + s) * nl + l].next =
-                                            self.cu_data[(i * ns + s) * nl + l].q.val();
-                                        if self.cu_arr[i * ns + s].q.val() {
-                                            self.cu_cur[(i * ns + s) * nl + l].next =
-                                                self.cu_in[(i * np + s * ps) * nl + l].val();
+                                        self.rams.we[s * nb1 + nb].next = self.f_seen[s].val();
+                                        self.rams.waddr[s * nb1 + nb].next = self.k_cu[0].val();
+                                        for i in 0..self._c {
+                                            if self.f_take[i * ns + s].val() {
+                                                self.rams.waddr[s * nb1 + nb].next =
+                                                    self.k_cu[i].val();
+                                            }
                                         }
-                                    }
-                                }
-                            }
-
-                            // ---------------- dispatch
-                            for i in 0..self._c {
-                                self.elig[i].next = self.complete[i].val();
-                                for j in 0..self._c {
-                                    if self.cu_dep[i * nc + j].q.val() {
-                                        self.elig[i].next = false;
-                                    }
-                                }
-                            }
-                            self.d_any.next = false;
-                            self.d_hi.next = false;
-                            self.d_sel_any.next = self.k_cu[0].val();
-                            self.d_sel_hi.next = self.k_cu[0].val();
-                            for i in 0..self._c {
-                                if self.elig[i].val() {
-                                    if !self.d_any.val() {
-                                        self.d_sel_any.next = self.k_cu[i].val();
-                                    }
-                                    self.d_any.next = true;
-                                    if !self.d_hi.val() && (self.k_cu[i].val() >= self.dptr.q.val())
-                                    {
-                                        self.d_sel_hi.next = self.k_cu[i].val();
-                                        self.d_hi.next = true;
-                                    }
-                                }
-                            }
-                            self.d_sel.next = self.k_cu[0].val();
-                            if self.d_any.val() {
-                                if self.d_hi.val() {
-                                    self.d_sel.next = self.d_sel_hi.val();
-                                } else {
-                                    self.d_sel.next = self.d_sel_any.val();
-                                }
-                            }
-                            self.d_fire.next = self.d_any.val() && self.disp_ready.val();
-                            self.disp_valid.next = self.d_any.val();
-                            self.disp_cu.next = self.d_sel.val();
-                            self.disp_warp.next = self.warp_zero.val();
-                            self.disp_payload.next = self.payload_zero.val();
-                            for s in 0..self._s {
-                                for l in 0..self._l {
-                                    self.disp_data[s * nl + l].next = self.data_zero.val();
-                                }
-                            }
-                            self.dptr.d.next = self.dptr.q.val();
-                            for i in 0..self._c {
-                                if self.d_any.val() && (self.d_sel.val() == self.k_cu[i].val()) {
-                                    self.disp_warp.next = self.cu_warp[i].q.val();
-                                    self.disp_payload.next = self.cu_payload[i].q.val();
-                                    for s in 0..self._s {
                                         for l in 0..self._l {
-                                            self.disp_data[s * nl + l].next =
-                                                self.cu_cur[(i * ns + s) * nl + l].val();
-                                        }
-                                    }
-                                    if self.disp_ready.val() {
-                                        self.dptr.d.next = self.k_next[i].val();
-                                    } else {
-                                        self.dptr.d.next = self.k_cu[i].val();
-                                    }
-                                }
-                            }
-                            if self.reset.val() {
-                                self.dptr.d.next = self.k_cu[0].val();
-                            }
-
-                            // ---------------- allocation
-                            self.a_found.next = false;
-                            self.a_sel.next = self.k_cu[0].val();
-                            for i in 0..self._c {
-                                if !self.cu_valid[i].q.val() && !self.a_found.val() {
-                                    self.a_sel.next = self.k_cu[i].val();
-                                    self.a_found.next = true;
-                                }
-                            }
-                            self.issue_ready.next = self.a_found.val() && !self.reset.val();
-                            self.a_go.next =
-                                self.issue_valid.val() && self.a_found.val() && !self.reset.val();
-                            self.ev_alloc.next = self.a_go.val();
-                            self.ev_alloc_cu.next = self.k_cu[0].val();
-                            if self.a_go.val() {
-                                self.ev_alloc_cu.next = self.a_sel.val();
-                            }
-
-                            // ---------------- CU state
-                            for i in 0..self._c {
-                                self.alloc_cu[i].next =
-                                    self.a_go.val() && (self.a_sel.val() == self.k_cu[i].val());
-                                self.fire_cu[i].next =
-                                    self.d_fire.val() && (self.d_sel.val() == self.k_cu[i].val());
-                            }
-                            for i in 0..self._c {
-                                for j in 0..self._c {
-                                    self.cu_dep[i * nc + j].d.next =
-                                        self.cu_dep[i * nc + j].q.val() && !self.fire_cu[j].val();
-                                    if self.alloc_cu[i].val() {
-                                        self.cu_dep[i * nc + j].d.next = self.cu_valid[j].q.val()
-                                            && (self.cu_warp[j].q.val() == self.issue_warp.val())
-                                            && !self.fire_cu[j].val();
-                                    }
-                                    if self.reset.val() {
-                                        self.cu_dep[i * nc + j].d.next = false;
-                                    }
-                                }
-                            }
-                            for i in 0..self._c {
-                                self.cu_valid[i].d.next = self.cu_valid[i].q.val();
-                                self.cu_warp[i].d.next = self.cu_warp[i].q.val();
-                                self.cu_payload[i].d.next = self.cu_payload[i].q.val();
-                                if self.fire_cu[i].val() {
-                                    self.cu_valid[i].d.next = false;
-                                }
-                                if self.alloc_cu[i].val() {
-                                    self.cu_valid[i].d.next = true;
-                                    self.cu_warp[i].d.next = self.issue_warp.val();
-                                    self.cu_payload[i].d.next = self.issue_payload.val();
-                                }
-                                if self.reset.val() {
-                                    self.cu_valid[i].d.next = false;
-                                }
-                                for s in 0..self._s {
-                                    self.cu_reg[i * ns + s].d.next =
-                                        self.cu_reg[i * ns + s].q.val();
-                                    // Forwarding: a pending source of a busy unit that this
-                                    // cycle's full-mask writeback writes is collected from it.
-                                    self.fwd[i * ns + s].next = self.wb_go.val()
-                                        && self.wb_full.val()
-                                        && self.cu_valid[i].q.val()
-                                        && self.cu_pend[i * ns + s].q.val()
-                                        && (self.cu_warp[i].q.val() == self.wb_warp.val())
-                                        && (self.cu_reg[i * ns + s].q.val() == self.wb_rd.val());
-                                    self.cu_pend[i * ns + s].d.next =
-                                        self.cu_pend[i * ns + s].q.val()
-                                            && !self.gr[i * ns + s].val()
-                                            && !self.fwd[i * ns + s].val();
-                                    self.cu_arr[i * ns + s].d.next = self.gr[i * ns + s].val();
-                                    if self.alloc_cu[i].val() {
-                                        self.cu_reg[i * ns + s].d.next = self.issue_src[s].val();
-                                        self.cu_pend[i * ns + s].d.next = self.issue_need[s].val()
-                                            && (self.issue_src[s].val() != self.reg_zero.val());
-                                    }
-                                    if self.reset.val() {
-                                        self.cu_pend[i * ns + s].d.next = false;
-                                    }
-                                    for l in 0..self._l {
-                                        self.cu_data[(i * ns + s) * nl + l].d.next =
-                                            self.cu_cur[(i * ns + s) * nl + l].val();
-                                        if self.fwd[i * ns + s].val() {
-                                            self.cu_data[(i * ns + s) * nl + l].d.next =
+                                            self.rams.wdata[(s * nb1 + nb) * nl + l].next =
                                                 self.wb_data[l].val();
                                         }
+                                    }
+                                    for i in 0..self._c {
+                                        self.complete[i].next =
+                                            self.cu_valid[i].q.val() && !self.reset.val();
+                                        for s in 0..self._s {
+                                            if self.cu_pend[i * ns + s].q.val() {
+                                                self.complete[i].next = false;
+                                            }
+                                        }
+                                    }
+
+                                    // ---------------- dispatch
+                                    for i in 0..self._c {
+                                        self.elig[i].next = self.complete[i].val();
+                                        for j in 0..self._c {
+                                            if self.cu_dep[i * nc + j].q.val() {
+                                                self.elig[i].next = false;
+                                            }
+                                        }
+                                    }
+                                    self.d_any.next = false;
+                                    self.d_hi.next = false;
+                                    self.d_sel_any.next = self.k_cu[0].val();
+                                    self.d_sel_hi.next = self.k_cu[0].val();
+                                    for i in 0..self._c {
+                                        if self.elig[i].val() {
+                                            if !self.d_any.val() {
+                                                self.d_sel_any.next = self.k_cu[i].val();
+                                            }
+                                            self.d_any.next = true;
+                                            if !self.d_hi.val()
+                                                && (self.k_cu[i].val() >= self.dptr.q.val())
+                                            {
+                                                self.d_sel_hi.next = self.k_cu[i].val();
+                                                self.d_hi.next = true;
+                                            }
+                                        }
+                                    }
+                                    self.d_sel.next = self.k_cu[0].val();
+                                    if self.d_any.val() {
+                                        if self.d_hi.val() {
+                                            self.d_sel.next = self.d_sel_hi.val();
+                                        } else {
+                                            self.d_sel.next = self.d_sel_any.val();
+                                        }
+                                    }
+                                    self.d_fire.next = self.d_any.val() && self.disp_ready.val();
+                                    self.disp_valid.next = self.d_any.val();
+                                    self.disp_cu.next = self.d_sel.val();
+                                    self.disp_warp.next = self.warp_zero.val();
+                                    self.disp_payload.next = self.payload_zero.val();
+                                    for s in 0..self._s {
+                                        self.d_arr[s].next = false;
+                                        self.d_ob[s].next = self.k_bank[0].val();
+                                        self.d_fw[s].next = false;
+                                        self.d_zero[s].next = true;
+                                    }
+                                    for p in 0..self._p {
+                                        self.d_pbank[p].next = self.k_bank[0].val();
+                                    }
+                                    self.dptr.d.next = self.dptr.q.val();
+                                    for i in 0..self._c {
+                                        if self.d_any.val()
+                                            && (self.d_sel.val() == self.k_cu[i].val())
+                                        {
+                                            self.disp_warp.next = self.cu_warp[i].q.val();
+                                            self.disp_payload.next = self.cu_payload[i].q.val();
+                                            for p in 0..self._p {
+                                                self.d_pbank[p].next = self.pbank[i * np + p].val();
+                                            }
+                                            for s in 0..self._s {
+                                                self.d_arr[s].next =
+                                                    self.cu_arr[i * ns + s].q.val();
+                                                self.d_ob[s].next = self.obank[i * ns + s].val();
+                                                self.d_fw[s].next = self.cu_fwd[i * ns + s].q.val();
+                                                self.d_zero[s].next =
+                                                    self.cu_zero[i * ns + s].q.val();
+                                            }
+                                            if self.disp_ready.val() {
+                                                self.dptr.d.next = self.k_next[i].val();
+                                            } else {
+                                                self.dptr.d.next = self.k_cu[i].val();
+                                            }
+                                        }
+                                    }
+                                    for j in 0..self._m {
+                                        self.rams.raddr[j].next = self.d_sel.val();
+                                    }
+                                    for p in 0..self._p {
+                                        self.byp_mux.sel[p].next = self.d_pbank[p].val();
+                                    }
+                                    for j in 0..self._pl {
+                                        self.d_byp[j].next = self.byp_mux.q[j].val();
+                                    }
+                                    for s in 0..self._s {
+                                        for l in 0..self._l {
+                                            self.disp_data[s * nl + l].next = self.data_zero.val();
+                                        }
+                                        if !self.d_zero[s].val() {
+                                            for b in 0..self._b {
+                                                if self.d_ob[s].val() == self.k_bank[b].val() {
+                                                    for l in 0..self._l {
+                                                        self.disp_data[s * nl + l].next =
+                                                            self.rams.rdata[(s * nb1 + b) * nl + l]
+                                                                .val();
+                                                    }
+                                                }
+                                            }
+                                            if self.d_fw[s].val() {
+                                                for l in 0..self._l {
+                                                    self.disp_data[s * nl + l].next =
+                                                        self.rams.rdata[(s * nb1 + nb) * nl + l]
+                                                            .val();
+                                                }
+                                            }
+                                            if self.d_arr[s].val() {
+                                                for l in 0..self._l {
+                                                    self.disp_data[s * nl + l].next =
+                                                        self.d_byp[s * ps * nl + l].val();
+                                                }
+                                            }
+                                        }
+                                    }
+                                    if self.reset.val() {
+                                        self.dptr.d.next = self.k_cu[0].val();
+                                    }
+
+                                    // ---------------- allocation
+                                    self.a_found.next = false;
+                                    self.a_sel.next = self.k_cu[0].val();
+                                    for i in 0..self._c {
+                                        if !self.cu_valid[i].q.val() && !self.a_found.val() {
+                                            self.a_sel.next = self.k_cu[i].val();
+                                            self.a_found.next = true;
+                                        }
+                                    }
+                                    self.issue_ready.next = self.a_found.val() && !self.reset.val();
+                                    self.a_go.next = self.issue_valid.val()
+                                        && self.a_found.val()
+                                        && !self.reset.val();
+                                    self.ev_alloc.next = self.a_go.val();
+                                    self.ev_alloc_cu.next = self.k_cu[0].val();
+                                    if self.a_go.val() {
+                                        self.ev_alloc_cu.next = self.a_sel.val();
+                                    }
+
+                                    // ---------------- CU state
+                                    for i in 0..self._c {
+                                        self.alloc_cu[i].next = self.a_go.val()
+                                            && (self.a_sel.val() == self.k_cu[i].val());
+                                        self.fire_cu[i].next = self.d_fire.val()
+                                            && (self.d_sel.val() == self.k_cu[i].val());
+                                    }
+                                    for i in 0..self._c {
+                                        for j in 0..self._c {
+                                            self.cu_dep[i * nc + j].d.next =
+                                                self.cu_dep[i * nc + j].q.val()
+                                                    && !self.fire_cu[j].val();
+                                            if self.alloc_cu[i].val() {
+                                                self.cu_dep[i * nc + j].d.next =
+                                                    self.cu_valid[j].q.val()
+                                                        && (self.cu_warp[j].q.val()
+                                                            == self.issue_warp.val())
+                                                        && !self.fire_cu[j].val();
+                                            }
+                                            if self.reset.val() {
+                                                self.cu_dep[i * nc + j].d.next = false;
+                                            }
+                                        }
+                                    }
+                                    for i in 0..self._c {
+                                        self.cu_valid[i].d.next = self.cu_valid[i].q.val();
+                                        self.cu_warp[i].d.next = self.cu_warp[i].q.val();
+                                        self.cu_payload[i].d.next = self.cu_payload[i].q.val();
+                                        if self.fire_cu[i].val() {
+                                            self.cu_valid[i].d.next = false;
+                                        }
                                         if self.alloc_cu[i].val() {
-                                            self.cu_data[(i * ns + s) * nl + l].d.next =
-                                                self.data_zero.val();
+                                            self.cu_valid[i].d.next = true;
+                                            self.cu_warp[i].d.next = self.issue_warp.val();
+                                            self.cu_payload[i].d.next = self.issue_payload.val();
+                                        }
+                                        if self.reset.val() {
+                                            self.cu_valid[i].d.next = false;
+                                        }
+                                        for s in 0..self._s {
+                                            self.cu_reg[i * ns + s].d.next =
+                                                self.cu_reg[i * ns + s].q.val();
+                                            self.cu_pend[i * ns + s].d.next =
+                                                self.cu_pend[i * ns + s].q.val()
+                                                    && !self.gr[i * ns + s].val()
+                                                    && !self.f_take[i * ns + s].val();
+                                            self.cu_fwd[i * ns + s].d.next =
+                                                self.cu_fwd[i * ns + s].q.val()
+                                                    || self.f_take[i * ns + s].val();
+                                            self.cu_zero[i * ns + s].d.next =
+                                                self.cu_zero[i * ns + s].q.val();
+                                            self.cu_arr[i * ns + s].d.next =
+                                                self.gr[i * ns + s].val();
+                                            if self.alloc_cu[i].val() {
+                                                self.cu_reg[i * ns + s].d.next =
+                                                    self.issue_src[s].val();
+                                                self.cu_pend[i * ns + s].d.next =
+                                                    self.issue_need[s].val()
+                                                        && (self.issue_src[s].val()
+                                                            != self.reg_zero.val());
+                                                self.cu_fwd[i * ns + s].d.next = false;
+                                                self.cu_zero[i * ns + s].d.next =
+                                                    !self.issue_need[s].val()
+                                                        || (self.issue_src[s].val()
+                                                            == self.reg_zero.val());
+                                            }
+                                            if self.reset.val() {
+                                                self.cu_pend[i * ns + s].d.next = false;
+                                            }
                                         }
                                     }
                                 }

@@ -26,7 +26,7 @@ use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
 use crate::mem_port::MemPort;
 use crate::multiplier::Multiplier;
-use crate::operand_collector::{OcShape, OperandCollector, ReadPolicy};
+use crate::operand_collector::{OperandCollector, SM_SHAPE};
 use crate::perf_counters::PerfCounters;
 use crate::scheduler::Scheduler;
 use crate::scoreboard::{RegVec, Scoreboard};
@@ -449,13 +449,7 @@ impl<const L: usize> Sm<L> {
             dec_d: Decoder::new(),
             sb: Scoreboard::new(cfg),
             sched: Scheduler::new(cfg),
-            oc: OperandCollector::with_shape(
-                cfg,
-                OcShape {
-                    sources: 3,
-                    policy: ReadPolicy::InOrder,
-                },
-            ),
+            oc: OperandCollector::with_shape(cfg, SM_SHAPE),
             alu: Alu::new(cfg)?,
             mul: Multiplier::new(cfg)?,
             div: Divider::new(cfg)?,

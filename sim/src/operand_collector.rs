@@ -325,19 +325,22 @@ impl OperandCollector {
 
         // Forwarding: a pending source of a unit busy at the start of the cycle whose register
         // this cycle's writeback writes in every lane is collected from the writeback (its bank
-        // is the writeback's, so it was not granted this cycle).
+        // is the writeback's, so it was not granted this cycle); per source index, only the
+        // lowest-numbered such unit (one write port per source's forward store).
         let full = if self.lanes >= 32 {
             u32::MAX
         } else {
             (1u32 << self.lanes) - 1
         };
         if written_bank.is_some() && wb.mask & full == full {
+            let mut taken = [false; MAX_SOURCES];
             for (i, cu) in self.cus.iter_mut().enumerate() {
                 if !cu.busy || free[i] || cu.warp != wb.warp {
                     continue;
                 }
-                for src in cu.srcs.iter_mut() {
-                    if src.pending && src.reg == wb.rd {
+                for (s, src) in cu.srcs.iter_mut().enumerate() {
+                    if src.pending && src.reg == wb.rd && !taken[s] {
+                        taken[s] = true;
                         src.pending = false;
                         src.data = (0..self.lanes)
                             .map(|l| wb.data.get(l).copied().unwrap_or(0))

@@ -25,7 +25,7 @@ use warpforge_sim::operand_collector::{
     BankEvent, Dispatch, IssueIn, OcInputs, OcOutputs, OcShape, OperandCollector, ReadPolicy,
     WritebackIn, MAX_SOURCES,
 };
-use warpforge_testbench::unit::{build_unit, lint, yosys_check};
+use warpforge_testbench::unit::{build_unit, lint, yosys_check, yosys_memory_count};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 const TOP: &str = "operand_collector";
@@ -142,6 +142,27 @@ fn static_checks_tiny() {
     for l in LAYOUTS {
         check_static(&variant(GpuConfig::tiny(), l, default_shape()));
         check_static(&variant(GpuConfig::tiny(), l, parallel3()));
+    }
+}
+
+/// The collected operands are RAMs, not flip-flops: one per source and origin (each bank and
+/// the writeback), besides the register file's `B * L` bank RAMs (docs/microarch/
+/// operand_collector.md, "Operand storage").
+#[test]
+fn operand_storage_is_memory() {
+    for (cfg, shape) in [
+        (GpuConfig::tiny(), default_shape()),
+        (GpuConfig::tiny(), parallel3()),
+        (GpuConfig::small(), default_shape()),
+    ] {
+        let v = variant(cfg, RfLayout::Swizzled, shape);
+        let (b, l, s) = (
+            v.cfg.rf_banks as usize,
+            v.cfg.lanes as usize,
+            v.shape.sources,
+        );
+        let n = yosys_memory_count(TOP, &verilog(&v)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(n, s * (b + 1) + b * l, "{}: {n} memories", v.name);
     }
 }
 
@@ -542,12 +563,20 @@ struct Stats {
     checked_operands: u64,
 }
 
-fn random_cosim(v: &Variant, seed: u64, cycles: u64) -> Stats {
+/// `storm`: sources and writebacks crowd onto 3 registers of 2 warps and a writeback hits a
+/// register that collector units wait for half the time, so several units forward the same
+/// writeback in one cycle (only the lowest-numbered one per source index is served).
+fn random_cosim(v: &Variant, seed: u64, cycles: u64, storm: bool) -> Stats {
     let mut dut = Dut::new(v);
     assert_eq!(dut.banks, v.cfg.rf_banks as usize);
     let mut model = OperandCollector::new(&v.cfg, v.shape);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (warps, lanes, sources) = (v.cfg.warps, v.cfg.lanes as usize, v.shape.sources);
+    let (use_warps, use_regs, hazard_ratio) = if storm {
+        (warps.min(2), 4u8, (1, 2))
+    } else {
+        (warps, 32u8, (1, 20))
+    };
     let full_mask = if lanes == 32 {
         u32::MAX
     } else {
@@ -611,7 +640,7 @@ fn random_cosim(v: &Variant, seed: u64, cycles: u64) -> Stats {
             if pending_issue.is_none() && rng.gen_bool(0.7) {
                 let mut is = IssueIn {
                     valid: true,
-                    warp: rng.gen_range(0..warps),
+                    warp: rng.gen_range(0..use_warps),
                     payload: next_payload,
                     ..Default::default()
                 };
@@ -620,7 +649,7 @@ fn random_cosim(v: &Variant, seed: u64, cycles: u64) -> Stats {
                     is.src[s] = if rng.gen_ratio(1, 16) {
                         0
                     } else {
-                        rng.gen_range(1..32)
+                        rng.gen_range(1..use_regs)
                     };
                     is.need[s] = rng.gen_ratio(7, 8);
                 }
@@ -631,11 +660,11 @@ fn random_cosim(v: &Variant, seed: u64, cycles: u64) -> Stats {
             }
             // Writeback.
             if rng.gen_bool(0.45) {
-                let warp = rng.gen_range(0..warps);
+                let warp = rng.gen_range(0..use_warps);
                 let rd = if rng.gen_ratio(1, 32) {
                     0
                 } else {
-                    rng.gen_range(1..32)
+                    rng.gen_range(1..use_regs)
                 };
                 let readers: Vec<u16> = in_cu
                     .values()
@@ -645,7 +674,7 @@ fn random_cosim(v: &Variant, seed: u64, cycles: u64) -> Stats {
                         i.warp == warp && (0..sources).any(|s| i.need[s] && i.src[s] == rd)
                     })
                     .collect();
-                if readers.is_empty() || rng.gen_ratio(1, 20) {
+                if readers.is_empty() || rng.gen_ratio(hazard_ratio.0, hazard_ratio.1) {
                     for p in &readers {
                         instrs.get_mut(p).unwrap().hazard = true;
                     }
@@ -928,7 +957,19 @@ fn cosim_all(variants: &[Variant], cycles: u64) {
         for (kind, st, t) in [
             {
                 let t = Instant::now();
-                ("random", random_cosim(v, 0x0c0f_fee0 + k as u64, cycles), t)
+                (
+                    "random",
+                    random_cosim(v, 0x0c0f_fee0 + k as u64, cycles, false),
+                    t,
+                )
+            },
+            {
+                let t = Instant::now();
+                (
+                    "storm",
+                    random_cosim(v, 0x5707_0000 + k as u64, cycles / 4, true),
+                    t,
+                )
             },
             {
                 let t = Instant::now();
