@@ -237,8 +237,10 @@ pub struct Fetch {
     wzero: Constant<WarpId>,
     zero32: Constant<Bits<32>>,
     four: Constant<Bits<32>>,
-    /// `imem_bytes` (fetch range) and `imem_bytes / 4` (load range).
-    pc_limit: Constant<Bits<32>>,
+    /// The PC bits at and above the instruction memory's size (a power of two): a PC is in the
+    /// memory when they are all zero.
+    pc_high: Constant<Bits<32>>,
+    /// `imem_bytes / 4` (load range).
     word_limit: Constant<Bits<32>>,
     /// [`PLAIN_OPCODES`].
     plain_op: Vec<Constant<Bits<7>>>,
@@ -250,6 +252,9 @@ pub struct Fetch {
     sel: Signal<Local, WarpId>,
     sel_pc: Signal<Local, Bits<32>>,
     in_range: Signal<Local, Bit>,
+    /// `[w]`: warp `w`'s fetch PC is in the instruction memory (checked on the registers, in
+    /// parallel with the warp choice, instead of a comparison after the chosen PC).
+    pc_ok: Vec<Signal<Local, Bit>>,
     in_word: Signal<Local, Bits<32>>,
     in_recon: Signal<Local, Bits<32>>,
     opcode: Signal<Local, Bits<7>>,
@@ -335,7 +340,7 @@ impl Fetch {
             wzero: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
             four: Constant::new(4u64.into()),
-            pc_limit: Constant::new((imem_bytes as u64).into()),
+            pc_high: Constant::new((!(imem_bytes as u64 - 1) & 0xffff_ffff).into()),
             word_limit: Constant::new(((imem_bytes / 4) as u64).into()),
             plain_op: PLAIN_OPCODES
                 .iter()
@@ -347,6 +352,7 @@ impl Fetch {
             sel: Default::default(),
             sel_pc: Default::default(),
             in_range: Default::default(),
+            pc_ok: crate::sigs(warps),
             in_word: Default::default(),
             in_recon: Default::default(),
             opcode: Default::default(),
@@ -417,13 +423,15 @@ impl Logic for Fetch {
                 self.found.next = true;
             }
         }
+        self.in_range.next = true;
         for w in 0..self._warps {
+            self.pc_ok[w].next = (self.fpc.q[w].val() & self.pc_high.val()) == self.zero32.val();
             if self.pick[w].val() {
                 self.sel.next = self.wid[w].val();
                 self.sel_pc.next = self.fpc.q[w].val();
+                self.in_range.next = self.pc_ok[w].val();
             }
         }
-        self.in_range.next = self.sel_pc.val() < self.pc_limit.val();
         self.imem.read_enable.next = self.found.val() & self.in_range.val();
         self.imem.read_pc.next = self.sel_pc.val();
         self.ev_fetch.next = self.found.val();

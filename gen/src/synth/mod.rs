@@ -296,11 +296,13 @@ fn sha256_hex(data: &[u8]) -> String {
 }
 
 /// The yosys script of the place-and-route flow. `-abc9`: ABC maps with the ECP5's cell
-/// delays and packs multiplexers far better than the default script (docs/fpga.md, "The flow").
+/// delays and packs multiplexers far better than the default script; `-nowidelut`: 4-input LUTs
+/// only, because ABC9's 5- to 7-input LUTs are built of LUT4s, some with constant inputs, and
+/// cost more LUTs and Fmax than they save (docs/fpga.md, "The flow").
 fn synth_script() -> String {
     format!(
         "read_verilog {TOP_NAME}.v\nread_verilog {OOC_NAME}.v\n\
-         synth_ecp5 -abc9 -top {OOC_NAME} -json synth.json\n\
+         synth_ecp5 -abc9 -nowidelut -top {OOC_NAME} -json synth.json\n\
          tee -q -o synth-stat.json stat -json\n"
     )
 }
