@@ -1249,22 +1249,9 @@ impl<const L: usize> Logic for Sm<L> {
                     self.lsu_done.next = self.wb.lsu_done.val();
                     self.wb_valid.next = self.wb.valid.val();
                     self.wb_tag.next = self.wb.tag.val();
-                    // Each unit's destination is read by its own tag (port order: WB_PORTS).
-                    self.tags.wb_tag[0].next = self.alu.out_tag.val();
-                    self.tags.wb_tag[1].next = self.mul.out_tag.val();
-                    self.tags.wb_tag[2].next = self.div.out_tag.val();
-                    self.tags.wb_tag[3].next = self.lsu.out_tag.val();
-                    self.wb.alu_warp.next = self.tags.wb_warp[0].val();
-                    self.wb.alu_rd.next = self.tags.wb_rd[0].val();
-                    self.wb.mul_warp.next = self.tags.wb_warp[1].val();
-                    self.wb.mul_rd.next = self.tags.wb_rd[1].val();
-                    self.wb.div_warp.next = self.tags.wb_warp[2].val();
-                    self.wb.div_rd.next = self.tags.wb_rd[2].val();
-                    self.wb.lsu_warp.next = self.tags.wb_warp[3].val();
-                    self.wb.lsu_rd.next = self.tags.wb_rd[3].val();
-                    self.wb_warp.next = self.wb.warp.val();
-                    self.wb_rd.next = self.wb.rd.val();
-                    self.tags.instr_tag.next = self.wb_tag.val();
+                    self.tags.wb_tag.next = self.wb_tag.val();
+                    self.wb_warp.next = self.tags.wb_warp.val();
+                    self.wb_rd.next = self.tags.wb_rd.val();
                     self.wb_instr.next = self.tags.wb_instr.val();
                     self.wb.instr.next = self.wb_instr.val();
                     self.wb_mask32.next = self.pk_wbm.q.val();

@@ -11,10 +11,7 @@
 //!   collector's dispatch of an instruction with no writeback, the writeback, the LSU's store
 //!   completion). An allocation of the same entry in the same cycle wins.
 //! * Reads (combinational, 0 for a tag outside the table): the dispatch port (`disp_tag`), the
-//!   writeback ports (`wb_tag[u]`, one per unit that writes back: [`WB_PORTS`]; the writeback
-//!   chooses among the units' destinations instead of reading the chosen tag, so the choice and
-//!   the read are not in series), the injected fault's instruction (`instr_tag`) and the fault
-//!   port (`fault_tag`). The fields written only at
+//!   writeback port (`wb_tag`) and the fault port (`fault_tag`). The fields written only at
 //!   allocation (PC, instruction, sidecar, CSR value, mask, destination) are in distributed RAM
 //!   ([`LutRam`], one copy per reading port): an entry's fields read through a RAM's own
 //!   address decoder instead of a `tags`-way multiplexer of flip-flops. Validity, warp (compared
@@ -32,9 +29,6 @@ pub const TAG_BITS: usize = 8;
 
 /// Release ports.
 pub const RELEASE_PORTS: usize = 3;
-
-/// Writeback read ports: ALU, multiplier, divider, load/store unit, in this order.
-pub const WB_PORTS: usize = 4;
 
 /// The tag table of an SM of `L` lanes.
 #[derive(LogicBlock)]
@@ -62,11 +56,9 @@ pub struct TagTable<const L: usize> {
     pub disp_csr: Signal<Out, Bits<32>>,
     pub disp_mask: Signal<Out, Bits<L>>,
     pub disp_ends: Signal<Out, Bit>,
-    /// `wb_tag[u]` → `wb_warp[u]`, `wb_rd[u]`: the destination of unit `u`'s result.
-    pub wb_tag: Vec<Signal<In, Bits<TAG_BITS>>>,
-    pub wb_warp: Vec<Signal<Out, Bits<WARP_BITS>>>,
-    pub wb_rd: Vec<Signal<Out, Bits<5>>>,
-    pub instr_tag: Signal<In, Bits<TAG_BITS>>,
+    pub wb_tag: Signal<In, Bits<TAG_BITS>>,
+    pub wb_warp: Signal<Out, Bits<WARP_BITS>>,
+    pub wb_rd: Signal<Out, Bits<5>>,
     pub wb_instr: Signal<Out, Bits<32>>,
     pub fault_tag: Signal<In, Bits<TAG_BITS>>,
     pub fault_pc: Signal<Out, Bits<32>>,
@@ -74,8 +66,8 @@ pub struct TagTable<const L: usize> {
     t_warp: RegVec<Bits<WARP_BITS>>,
     t_ends: RegVec<Bit>,
     /// The fields written once at allocation and only read afterwards: distributed RAM with one
-    /// read port per reader (`pc`: dispatch, fault; `instr`: dispatch, injected fault; `rd`:
-    /// the writeback ports; the rest: dispatch).
+    /// read port per reader (`pc`: dispatch, fault; `instr`: dispatch, writeback; `rd`:
+    /// writeback; the rest: dispatch).
     ram_pc: LutRam<32, TAG_BITS>,
     ram_instr: LutRam<32, TAG_BITS>,
     ram_recon: LutRam<32, TAG_BITS>,
@@ -84,8 +76,7 @@ pub struct TagTable<const L: usize> {
     ram_rd: LutRam<5, TAG_BITS>,
     /// The tag read by each port is an entry of the table (the RAMs have `2^k ≥ tags` words).
     disp_in: Signal<Local, Bit>,
-    wb_in: Vec<Signal<Local, Bit>>,
-    instr_in: Signal<Local, Bit>,
+    wb_in: Signal<Local, Bit>,
     fault_in: Signal<Local, Bit>,
     /// `seen[t]`: some entry below `t` is free.
     seen: Vec<Signal<Local, Bit>>,
@@ -136,10 +127,9 @@ impl<const L: usize> TagTable<L> {
             disp_csr: Default::default(),
             disp_mask: Default::default(),
             disp_ends: Default::default(),
-            wb_tag: sigs(WB_PORTS),
-            wb_warp: sigs(WB_PORTS),
-            wb_rd: sigs(WB_PORTS),
-            instr_tag: Default::default(),
+            wb_tag: Default::default(),
+            wb_warp: Default::default(),
+            wb_rd: Default::default(),
             wb_instr: Default::default(),
             fault_tag: Default::default(),
             fault_pc: Default::default(),
@@ -151,10 +141,9 @@ impl<const L: usize> TagTable<L> {
             ram_recon: LutRam::new(addr_bits, 1),
             ram_csr: LutRam::new(addr_bits, 1),
             ram_mask: LutRam::new(addr_bits, 1),
-            ram_rd: LutRam::new(addr_bits, WB_PORTS),
+            ram_rd: LutRam::new(addr_bits, 1),
             disp_in: Default::default(),
-            wb_in: sigs(WB_PORTS),
-            instr_in: Default::default(),
+            wb_in: Default::default(),
             fault_in: Default::default(),
             seen: sigs(tags + 1),
             k_tag: (0..tags)
@@ -233,18 +222,15 @@ impl<const L: usize> Logic for TagTable<L> {
 
         // Reads: the RAMs, 0 for a tag outside the table.
         self.disp_in.next = self.disp_tag.val() < self.k_tags.val();
-        for u in 0..WB_PORTS {
-            self.wb_in[u].next = self.wb_tag[u].val() < self.k_tags.val();
-            self.ram_rd.raddr[u].next = self.wb_tag[u].val();
-        }
-        self.instr_in.next = self.instr_tag.val() < self.k_tags.val();
+        self.wb_in.next = self.wb_tag.val() < self.k_tags.val();
         self.fault_in.next = self.fault_tag.val() < self.k_tags.val();
         self.ram_pc.raddr[0].next = self.disp_tag.val();
         self.ram_instr.raddr[0].next = self.disp_tag.val();
         self.ram_recon.raddr[0].next = self.disp_tag.val();
         self.ram_csr.raddr[0].next = self.disp_tag.val();
         self.ram_mask.raddr[0].next = self.disp_tag.val();
-        self.ram_instr.raddr[1].next = self.instr_tag.val();
+        self.ram_instr.raddr[1].next = self.wb_tag.val();
+        self.ram_rd.raddr[0].next = self.wb_tag.val();
         self.ram_pc.raddr[1].next = self.fault_tag.val();
         self.disp_pc.next = self.k_zero32.val();
         self.disp_instr.next = self.k_zero32.val();
@@ -258,14 +244,10 @@ impl<const L: usize> Logic for TagTable<L> {
             self.disp_csr.next = self.ram_csr.rdata[0].val();
             self.disp_mask.next = self.ram_mask.rdata[0].val();
         }
-        for u in 0..WB_PORTS {
-            self.wb_rd[u].next = self.k_zero5.val();
-            if self.wb_in[u].val() {
-                self.wb_rd[u].next = self.ram_rd.rdata[u].val();
-            }
-        }
+        self.wb_rd.next = self.k_zero5.val();
         self.wb_instr.next = self.k_zero32.val();
-        if self.instr_in.val() {
+        if self.wb_in.val() {
+            self.wb_rd.next = self.ram_rd.rdata[0].val();
             self.wb_instr.next = self.ram_instr.rdata[1].val();
         }
         self.fault_pc.next = self.k_zero32.val();
@@ -274,17 +256,13 @@ impl<const L: usize> Logic for TagTable<L> {
         }
         // The fields kept in flip-flops (`warp`: every entry is compared for `busy`).
         self.disp_ends.next = false;
-        for u in 0..WB_PORTS {
-            self.wb_warp[u].next = self.k_zero_warp.val();
-        }
+        self.wb_warp.next = self.k_zero_warp.val();
         for t in 0..self._tags {
             if self.disp_tag.val() == self.k_tag[t].val() {
                 self.disp_ends.next = self.t_ends.q[t].val();
             }
-            for u in 0..WB_PORTS {
-                if self.wb_tag[u].val() == self.k_tag[t].val() {
-                    self.wb_warp[u].next = self.t_warp.q[t].val();
-                }
+            if self.wb_tag.val() == self.k_tag[t].val() {
+                self.wb_warp.next = self.t_warp.q[t].val();
             }
         }
 

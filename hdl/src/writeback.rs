@@ -6,10 +6,7 @@
 //!   several are (never in a correct SM) the divider wins over the multiplier over the ALU.
 //! * The LSU's completion is taken (`lsu_ready`) when it is a store (no register write) or when
 //!   no fixed-latency result arrives; otherwise it waits. `lsu_done` = `lsu_valid & lsu_ready`.
-//! * `valid` = a fixed-latency result or a taken load; `tag`, `warp`, `rd`, `mask`, `data` are
-//!   that result's. Each unit's destination (`*_warp`, `*_rd`) is read from the tag table by
-//!   the unit's own tag, so the choice here follows the reads instead of preceding one (the
-//!   choice → tag-table read → register-file bank path was `tiny`'s critical path).
+//! * `valid` = a fixed-latency result or a taken load; `tag`, `mask`, `data` are that result's.
 //! * Combinational throughout: the SM registers nothing here.
 //!
 //! The injected fault (`TopOptions::inject`, for the checker's own test) flips one lane's bit of
@@ -18,7 +15,6 @@
 use crate::sigs;
 use rust_hdl::prelude::*;
 
-use crate::scoreboard::WARP_BITS;
 use crate::tag_table::TAG_BITS;
 
 /// `sub`'s fixed bits (funct7, funct3, opcode) and their values.
@@ -30,27 +26,19 @@ const SUB_MATCH: u64 = 0x4000_0033;
 pub struct Writeback {
     pub alu_valid: Signal<In, Bit>,
     pub alu_tag: Signal<In, Bits<TAG_BITS>>,
-    pub alu_warp: Signal<In, Bits<WARP_BITS>>,
-    pub alu_rd: Signal<In, Bits<5>>,
     pub alu_mask: Vec<Signal<In, Bit>>,
     pub alu_result: Vec<Signal<In, Bits<32>>>,
     pub mul_valid: Signal<In, Bit>,
     pub mul_tag: Signal<In, Bits<TAG_BITS>>,
-    pub mul_warp: Signal<In, Bits<WARP_BITS>>,
-    pub mul_rd: Signal<In, Bits<5>>,
     pub mul_mask: Vec<Signal<In, Bit>>,
     pub mul_result: Vec<Signal<In, Bits<32>>>,
     pub div_valid: Signal<In, Bit>,
     pub div_tag: Signal<In, Bits<TAG_BITS>>,
-    pub div_warp: Signal<In, Bits<WARP_BITS>>,
-    pub div_rd: Signal<In, Bits<5>>,
     pub div_mask: Vec<Signal<In, Bit>>,
     pub div_result: Vec<Signal<In, Bits<32>>>,
     pub lsu_valid: Signal<In, Bit>,
     pub lsu_store: Signal<In, Bit>,
     pub lsu_tag: Signal<In, Bits<TAG_BITS>>,
-    pub lsu_warp: Signal<In, Bits<WARP_BITS>>,
-    pub lsu_rd: Signal<In, Bits<5>>,
     pub lsu_mask: Vec<Signal<In, Bit>>,
     pub lsu_data: Vec<Signal<In, Bits<32>>>,
     pub lsu_ready: Signal<Out, Bit>,
@@ -59,14 +47,10 @@ pub struct Writeback {
     pub instr: Signal<In, Bits<32>>,
     pub valid: Signal<Out, Bit>,
     pub tag: Signal<Out, Bits<TAG_BITS>>,
-    pub warp: Signal<Out, Bits<WARP_BITS>>,
-    pub rd: Signal<Out, Bits<5>>,
     pub mask: Vec<Signal<Out, Bit>>,
     pub data: Vec<Signal<Out, Bits<32>>>,
     fx_valid: Signal<Local, Bit>,
     fx_tag: Signal<Local, Bits<TAG_BITS>>,
-    fx_warp: Signal<Local, Bits<WARP_BITS>>,
-    fx_rd: Signal<Local, Bits<5>>,
     fx_mask: Vec<Signal<Local, Bit>>,
     fx_data: Vec<Signal<Local, Bits<32>>>,
     k_sub_mask: Constant<Bits<32>>,
@@ -85,27 +69,19 @@ impl Writeback {
         Writeback {
             alu_valid: Default::default(),
             alu_tag: Default::default(),
-            alu_warp: Default::default(),
-            alu_rd: Default::default(),
             alu_mask: sigs(lanes),
             alu_result: sigs(lanes),
             mul_valid: Default::default(),
             mul_tag: Default::default(),
-            mul_warp: Default::default(),
-            mul_rd: Default::default(),
             mul_mask: sigs(lanes),
             mul_result: sigs(lanes),
             div_valid: Default::default(),
             div_tag: Default::default(),
-            div_warp: Default::default(),
-            div_rd: Default::default(),
             div_mask: sigs(lanes),
             div_result: sigs(lanes),
             lsu_valid: Default::default(),
             lsu_store: Default::default(),
             lsu_tag: Default::default(),
-            lsu_warp: Default::default(),
-            lsu_rd: Default::default(),
             lsu_mask: sigs(lanes),
             lsu_data: sigs(lanes),
             lsu_ready: Default::default(),
@@ -113,14 +89,10 @@ impl Writeback {
             instr: Default::default(),
             valid: Default::default(),
             tag: Default::default(),
-            warp: Default::default(),
-            rd: Default::default(),
             mask: sigs(lanes),
             data: sigs(lanes),
             fx_valid: Default::default(),
             fx_tag: Default::default(),
-            fx_warp: Default::default(),
-            fx_rd: Default::default(),
             fx_mask: sigs(lanes),
             fx_data: sigs(lanes),
             k_sub_mask: Constant::new(SUB_MASK.into()),
@@ -137,29 +109,19 @@ impl Logic for Writeback {
     fn update(&mut self) {
         self.fx_valid.next = self.alu_valid.val() | self.mul_valid.val() | self.div_valid.val();
         self.fx_tag.next = self.alu_tag.val();
-        self.fx_warp.next = self.alu_warp.val();
-        self.fx_rd.next = self.alu_rd.val();
         if self.mul_valid.val() {
             self.fx_tag.next = self.mul_tag.val();
-            self.fx_warp.next = self.mul_warp.val();
-            self.fx_rd.next = self.mul_rd.val();
         }
         if self.div_valid.val() {
             self.fx_tag.next = self.div_tag.val();
-            self.fx_warp.next = self.div_warp.val();
-            self.fx_rd.next = self.div_rd.val();
         }
         self.lsu_ready.next = self.lsu_store.val() | !self.fx_valid.val();
         self.lsu_done.next = self.lsu_valid.val() & (self.lsu_store.val() | !self.fx_valid.val());
         self.valid.next = self.fx_valid.val()
             | (self.lsu_valid.val() & !self.lsu_store.val() & !self.fx_valid.val());
         self.tag.next = self.lsu_tag.val();
-        self.warp.next = self.lsu_warp.val();
-        self.rd.next = self.lsu_rd.val();
         if self.fx_valid.val() {
             self.tag.next = self.fx_tag.val();
-            self.warp.next = self.fx_warp.val();
-            self.rd.next = self.fx_rd.val();
         }
         for l in 0..self._lanes {
             self.fx_mask[l].next = self.alu_mask[l].val();

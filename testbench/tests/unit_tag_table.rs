@@ -6,7 +6,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use warpforge_hdl::tag_table::{tag_table_verilog, RELEASE_PORTS, WB_PORTS};
+use warpforge_hdl::tag_table::{tag_table_verilog, RELEASE_PORTS};
 use warpforge_testbench::unit::{
     assert_yosys_accepts, build_unit, lint, unit_seed, yosys_memory_count,
 };
@@ -57,17 +57,15 @@ fn run(tags: usize, warps: usize, seed: u64) {
         .collect();
     let busy: Vec<PortId> = (0..warps).map(|w| p(&format!("busy${w}"))).collect();
     let (free_tag, any_free) = (p("free_tag"), p("any_free"));
-    let (disp_tag, instr_tag, fault_tag) = (p("disp_tag"), p("instr_tag"), p("fault_tag"));
-    let wb_tag: Vec<PortId> = (0..WB_PORTS).map(|u| p(&format!("wb_tag${u}"))).collect();
+    let (disp_tag, wb_tag, fault_tag) = (p("disp_tag"), p("wb_tag"), p("fault_tag"));
     let disp: Vec<PortId> = ["pc", "instr", "recon", "csr", "mask", "ends"]
         .iter()
         .map(|f| p(&format!("disp_{f}")))
         .collect();
-    // Per writeback port: warp, rd.
-    let wb: Vec<[PortId; 2]> = (0..WB_PORTS)
-        .map(|u| [p(&format!("wb_warp${u}")), p(&format!("wb_rd${u}"))])
+    let wb: Vec<PortId> = ["warp", "rd", "instr"]
+        .iter()
+        .map(|f| p(&format!("wb_{f}")))
         .collect();
-    let wb_instr = p("wb_instr");
     let fault_pc = p("fault_pc");
 
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -106,16 +104,10 @@ fn run(tags: usize, warps: usize, seed: u64) {
                 rels.push(t as usize);
             }
         }
-        // disp, instr, fault, then the writeback ports.
-        let reads: Vec<u64> = (0..3 + WB_PORTS)
-            .map(|_| rng.gen_range(0..tags as u64 + 2))
-            .collect();
+        let reads: Vec<u64> = (0..3).map(|_| rng.gen_range(0..tags as u64 + 2)).collect();
         m.set(disp_tag, reads[0]);
-        m.set(instr_tag, reads[1]);
+        m.set(wb_tag, reads[1]);
         m.set(fault_tag, reads[2]);
-        for u in 0..WB_PORTS {
-            m.set(wb_tag[u], reads[3 + u]);
-        }
         m.eval();
 
         assert_eq!(m.get(any_free) != 0, free.is_some(), "{ctx}: any_free");
@@ -141,24 +133,14 @@ fn run(tags: usize, warps: usize, seed: u64) {
             assert_eq!(got, want, "{ctx}: dispatch read of tag {}", reads[0]);
         }
         if valid(reads[1]) || out_of_table(reads[1]) {
+            let d = entry(reads[1]);
+            let got: Vec<u64> = wb.iter().map(|&q| m.get(q)).collect();
             assert_eq!(
-                m.get(wb_instr),
-                entry(reads[1]).instr,
-                "{ctx}: instruction read of tag {}",
+                got,
+                [d.warp, d.rd, d.instr],
+                "{ctx}: writeback read of tag {}",
                 reads[1]
             );
-        }
-        for u in 0..WB_PORTS {
-            let t = reads[3 + u];
-            if valid(t) || out_of_table(t) {
-                let d = entry(t);
-                let got = [m.get(wb[u][0]), m.get(wb[u][1])];
-                assert_eq!(
-                    got,
-                    [d.warp, d.rd],
-                    "{ctx}: writeback port {u} read of tag {t}"
-                );
-            }
         }
         if valid(reads[2]) || out_of_table(reads[2]) {
             assert_eq!(
