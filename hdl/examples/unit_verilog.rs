@@ -1,11 +1,13 @@
 //! Print the Verilog of one unit (top module `top`), to measure its area on its own
-//! (docs/microarch/execution_units.md, "ALU lane datapath"; docs/microarch/sm.md, "Tags"):
+//! (docs/microarch/execution_units.md, "ALU lane datapath"; docs/microarch/sm.md, "Tags";
+//! docs/microarch/operand_collector.md, "Operand storage"):
 //!
 //! ```sh
 //! cargo run --release -p warpforge-hdl --example unit_verilog alu 1 > unit.v        # LANES
 //! cargo run --release -p warpforge-hdl --example unit_verilog tag-table 13 8 > unit.v  # TAGS WARPS (8 lanes)
 //! cargo run --release -p warpforge-hdl --example unit_verilog operand-collector small > unit.v  # PRESET (the SM's shape)
-//! yosys -p "read_verilog unit.v; synth_ecp5 -top top -abc9; stat"
+//! cargo run --release -p warpforge-hdl --example unit_verilog word-mux 8 24 > unit.v  # GROUPS WORDS (32 bit)
+//! yosys -p "read_verilog unit.v; synth_ecp5 -top top -abc9; stat"   # -nowidelut: the flow's mapping
 //! ```
 use std::process::ExitCode;
 

@@ -2,15 +2,16 @@
 //! balanced tree of 2:1 multiplexers (one level per index bit); `ports` independent choices
 //! from the same groups (a crossbar).
 //!
-//! * `q[p * k + w]` = `d[sel[p] * k + w]` when `sel[p] < n`, else 0 (co-simulated in
-//!   testbench/tests/unit_word_mux.rs).
+//! * `q[p * k + w]` = `d[sel[p] * k + w]` when `sel[p] < n`, else 0. Co-simulated as the
+//!   operand collector's bypass choice (testbench/tests/unit_operand_collector.rs); the tree's
+//!   shape is checked below.
 //! * One block serves every port: rust-hdl cannot index a `Vec` port of a child held in a
 //!   `Vec` by a loop variable.
 //! * Why a leaf: rust-hdl can only index a `Vec` by a loop variable, so a choice by a signal is
-//!   written as `for i { if sel == i { q = d[i] } }`, a priority chain of `n` comparisons. ABC
-//!   does not rebuild it into a tree: the operand collector's dispatch choice (8 collector units
-//!   × 24 words) took 11.5 LUT4 per output bit that way, against ≈ 4 for an 8:1 tree on the ECP5
-//!   (docs/microarch/operand_collector.md, "Storage and area").
+//!   written as `for i { if sel == i { q = d[i] } }`, a priority chain of `n` comparisons that
+//!   synthesis has to rebuild into a tree. Written as a tree, 8 groups of 24 words take 4,608
+//!   LUT4 on the ECP5 (6 per output bit; `cargo run --release -p warpforge-hdl --example
+//!   unit_verilog word-mux 8 24`, then yosys `synth_ecp5 -abc9; stat`).
 
 use rust_hdl::prelude::*;
 
