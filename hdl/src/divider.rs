@@ -31,7 +31,7 @@ use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 use warpforge_isa::MulDivOp;
 
-use crate::alu::{check_unit_config, ExecConfigError, TAG_BITS};
+use crate::alu::{check_unit_config, AddSub32, ExecConfigError, TAG_BITS};
 
 /// Cycles of the shortest op: 1 load + 32 restoring steps + 1 sign fix-up.
 pub const MIN_DIV_LATENCY: u32 = 34;
@@ -74,13 +74,16 @@ pub struct DivLane {
     pub active_out: Signal<Out, Bit>,
     a_neg: Signal<Local, Bit>,
     b_neg: Signal<Local, Bit>,
-    a_mag: Signal<Local, Bits<32>>,
-    b_mag: Signal<Local, Bits<32>>,
+    /// `|a|`, `|b|` (for signed ops) and the signed result.
+    a_abs: AddSub32,
+    b_abs: AddSub32,
+    fix: AddSub32,
     shifted: Signal<Local, Bits<32>>,
-    diff: Signal<Local, Bits<32>>,
+    sub: SubBorrow32,
     fits: Signal<Local, Bit>,
-    quot: Signal<Local, Bits<32>>,
-    rem: Signal<Local, Bits<32>>,
+    /// The wanted result (quotient or remainder) before and after its sign.
+    pick: Signal<Local, Bits<32>>,
+    pick_neg: Signal<Local, Bit>,
     /// Partial remainder.
     r_q: DFF<Bits<32>>,
     /// Dividend magnitude, shifted out at the top while quotient bits shift in at the bottom.
@@ -111,13 +114,14 @@ impl Default for DivLane {
             active_out: Default::default(),
             a_neg: Default::default(),
             b_neg: Default::default(),
-            a_mag: Default::default(),
-            b_mag: Default::default(),
+            a_abs: Default::default(),
+            b_abs: Default::default(),
+            fix: Default::default(),
             shifted: Default::default(),
-            diff: Default::default(),
+            sub: Default::default(),
             fits: Default::default(),
-            quot: Default::default(),
-            rem: Default::default(),
+            pick: Default::default(),
+            pick_neg: Default::default(),
             r_q: Default::default(),
             q_q: Default::default(),
             d_q: Default::default(),
@@ -138,42 +142,46 @@ impl Logic for DivLane {
         // Load: magnitudes of the operands and the signs of the results.
         self.a_neg.next = self.signed_op.val() & self.a.val().get_bit(31);
         self.b_neg.next = self.signed_op.val() & self.b.val().get_bit(31);
-        self.a_mag.next = self.a.val();
-        if self.a_neg.val() {
-            self.a_mag.next = self.k_zero.val() - self.a.val();
-        }
-        self.b_mag.next = self.b.val();
-        if self.b_neg.val() {
-            self.b_mag.next = self.k_zero.val() - self.b.val();
-        }
+        // Conditional negations as `0 ± x` on one carry chain each: the sign folds into the
+        // chain's LUTs instead of a 32-bit choice after a negator.
+        self.a_abs.a.next = self.k_zero.val();
+        self.a_abs.b.next = self.a.val();
+        self.a_abs.sub.next = self.a_neg.val();
+        self.b_abs.a.next = self.k_zero.val();
+        self.b_abs.b.next = self.b.val();
+        self.b_abs.sub.next = self.b_neg.val();
         // Restoring step: shift the next dividend bit into the partial remainder and subtract
         // the divisor if it fits. A 1 shifted out of the remainder's top means 2R >= 2^32 > D.
         self.shifted.next = self.r_q.q.val() << 1;
         if self.q_q.q.val().get_bit(31) {
             self.shifted.next = (self.r_q.q.val() << 1) | self.k_one.val();
         }
-        self.diff.next = self.shifted.val() - self.d_q.q.val();
-        self.fits.next = self.r_q.q.val().get_bit(31) | (self.shifted.val() >= self.d_q.q.val());
-        // Sign fix-up.
-        self.quot.next = self.q_q.q.val();
-        if self.neg_quot_q.q.val() {
-            self.quot.next = self.k_zero.val() - self.q_q.q.val();
+        // One carry chain gives both the difference and the comparison (its borrow).
+        self.sub.a.next = self.shifted.val();
+        self.sub.b.next = self.d_q.q.val();
+        self.fits.next = self.r_q.q.val().get_bit(31) | !self.sub.borrow.val();
+        // Sign fix-up of the wanted result only (one negator, not one each for quotient and
+        // remainder).
+        self.pick.next = self.q_q.q.val();
+        self.pick_neg.next = self.neg_quot_q.q.val();
+        if self.want_rem.val() {
+            self.pick.next = self.r_q.q.val();
+            self.pick_neg.next = self.neg_rem_q.q.val();
         }
-        self.rem.next = self.r_q.q.val();
-        if self.neg_rem_q.q.val() {
-            self.rem.next = self.k_zero.val() - self.r_q.q.val();
-        }
+        self.fix.a.next = self.k_zero.val();
+        self.fix.b.next = self.pick.val();
+        self.fix.sub.next = self.pick_neg.val();
         if self.load.val() {
             self.r_q.d.next = self.k_zero.val();
-            self.q_q.d.next = self.a_mag.val();
-            self.d_q.d.next = self.b_mag.val();
+            self.q_q.d.next = self.a_abs.sum.val();
+            self.d_q.d.next = self.b_abs.sum.val();
             // The quotient keeps its all-ones value when dividing by zero.
             self.neg_quot_q.d.next = (self.a_neg.val() ^ self.b_neg.val()) & self.b.val().any();
             self.neg_rem_q.d.next = self.a_neg.val();
             self.active_q.d.next = self.active.val();
         } else if self.step.val() {
             if self.fits.val() {
-                self.r_q.d.next = self.diff.val();
+                self.r_q.d.next = self.sub.diff.val();
                 self.q_q.d.next = (self.q_q.q.val() << 1) | self.k_one.val();
             } else {
                 self.r_q.d.next = self.shifted.val();
@@ -183,14 +191,43 @@ impl Logic for DivLane {
         if self.finish.val() {
             if !self.active_q.q.val() {
                 self.res_q.d.next = self.k_zero.val();
-            } else if self.want_rem.val() {
-                self.res_q.d.next = self.rem.val();
             } else {
-                self.res_q.d.next = self.quot.val();
+                self.res_q.d.next = self.fix.sum.val();
             }
         }
         self.result.next = self.res_q.q.val();
         self.active_out.next = self.active_q.q.val();
+    }
+}
+
+/// `diff = a - b` and `borrow = a < b` (unsigned) from one 33-bit subtraction. A custom leaf:
+/// rust-hdl 0.46 emits a widening `bit_cast` as a width-mismatched expression.
+#[derive(LogicBlock, Default)]
+pub struct SubBorrow32 {
+    pub a: Signal<In, Bits<32>>,
+    pub b: Signal<In, Bits<32>>,
+    pub diff: Signal<Out, Bits<32>>,
+    pub borrow: Signal<Out, Bit>,
+}
+
+impl Logic for SubBorrow32 {
+    fn update(&mut self) {
+        self.diff.next = self.a.val() - self.b.val();
+        self.borrow.next = self.a.val() < self.b.val();
+    }
+
+    fn connect(&mut self) {
+        self.diff.connect();
+        self.borrow.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "wire [32:0] full;\n\
+             assign full = {1'b0, a} - {1'b0, b};\n\
+             always @(*) begin diff = full[31:0]; borrow = full[32]; end\n"
+                .into(),
+        )
     }
 }
 
