@@ -34,9 +34,10 @@ use std::collections::BTreeMap;
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
+use crate::decode::Decoder;
 use crate::scoreboard::RegVec;
 pub use crate::scoreboard::{WarpId, WARP_BITS};
-use crate::{rename_top, verilog_of, HdlError};
+use crate::{rename_top, verilog_of, HdlError, Unused};
 
 /// Opcodes (`word[6:0]`) that never end a fetch block by themselves: LUI, AUIPC, OP, OP-IMM,
 /// LOAD, STORE, MISC-MEM, SYSTEM. Every other opcode (BRANCH, JAL, JALR, custom-0 and the
@@ -205,6 +206,11 @@ pub struct Fetch {
     pub head_fault: Vec<Signal<Out, Bit>>,
     /// This instruction ended its fetch block.
     pub head_ends: Vec<Signal<Out, Bit>>,
+    /// Issuing this instruction stops the GPU on a fault: an out-of-range fetch, or a word that
+    /// decodes as illegal (docs/isa.md: also a CSR write or an unknown CSR), `ecall` or
+    /// `ebreak`. Decoded when the word arrives, so the issue stage's go/no-go is one flip-flop
+    /// per warp instead of a decode after the warp choice (docs/microarch/fetch.md).
+    pub head_stops: Vec<Signal<Out, Bit>>,
     /// Remove the head of I-buffer `pop_warp` at the edge (ignored when that head is not valid
     /// or `pop_warp` ≥ warps).
     pub pop: Signal<In, Bit>,
@@ -231,6 +237,18 @@ pub struct Fetch {
     brecon: RegVec<Bits<32>>,
     bfault: RegVec<Bit>,
     bends: RegVec<Bit>,
+    bstops: RegVec<Bit>,
+    /// Decodes the arriving word for `head_stops`.
+    pre: Decoder,
+    in_stops: Signal<Local, Bit>,
+    /// The decoder's other fields (lint: read, then removed by synthesis).
+    pre_unused1: Unused<Bit>,
+    pre_unused2: Unused<Bits<2>>,
+    pre_unused3: Unused<Bits<3>>,
+    pre_unused4: Unused<Bits<4>>,
+    pre_unused5: Unused<Bits<5>>,
+    pre_unused12: Unused<Bits<12>>,
+    pre_unused32: Unused<Bits<32>>,
 
     wid: Vec<Constant<WarpId>>,
     last_init: Constant<WarpId>,
@@ -316,6 +334,7 @@ impl Fetch {
             head_recon: vec_of(warps),
             head_fault: vec_of(warps),
             head_ends: vec_of(warps),
+            head_stops: vec_of(warps),
             pop: Default::default(),
             pop_warp: Default::default(),
             ev_fetch: Default::default(),
@@ -332,6 +351,16 @@ impl Fetch {
             bword: RegVec::new(n),
             brecon: RegVec::new(n),
             bfault: RegVec::new(n),
+            bstops: RegVec::new(n),
+            pre: Decoder::default(),
+            in_stops: Default::default(),
+            pre_unused1: Unused::new(18),
+            pre_unused2: Unused::new(3),
+            pre_unused3: Unused::new(2),
+            pre_unused4: Unused::new(1),
+            pre_unused5: Unused::new(3),
+            pre_unused12: Unused::new(1),
+            pre_unused32: Unused::new(1),
             bends: RegVec::new(n),
             wid: (0..warps)
                 .map(|w| Constant::new((w as u64).into()))
@@ -387,6 +416,7 @@ impl Logic for Fetch {
         self.bword.clock.next = self.clock.val();
         self.brecon.clock.next = self.clock.val();
         self.bfault.clock.next = self.clock.val();
+        self.bstops.clock.next = self.clock.val();
         self.bends.clock.next = self.clock.val();
 
         // ---- instruction memory load ----
@@ -454,6 +484,40 @@ impl Logic for Fetch {
             self.in_recon.next = self.zero32.val();
         }
         self.opcode.next = self.in_word.val().get_bits::<7>(0);
+        self.pre.word.next = self.in_word.val();
+        self.in_stops.next = self.rd_fault.q[0].val()
+            | self.pre.illegal.val()
+            | self.pre.is_ecall.val()
+            | self.pre.is_ebreak.val();
+        self.pre_unused1.d[0].next = self.pre.is_load.val();
+        self.pre_unused1.d[1].next = self.pre.is_store.val();
+        self.pre_unused1.d[2].next = self.pre.is_branch.val();
+        self.pre_unused1.d[3].next = self.pre.is_jal.val();
+        self.pre_unused1.d[4].next = self.pre.is_jalr.val();
+        self.pre_unused1.d[5].next = self.pre.is_csr.val();
+        self.pre_unused1.d[6].next = self.pre.is_exit.val();
+        self.pre_unused1.d[7].next = self.pre.is_bar.val();
+        self.pre_unused1.d[8].next = self.pre.is_tmc.val();
+        self.pre_unused1.d[9].next = self.pre.is_control.val();
+        self.pre_unused1.d[10].next = self.pre.mem_unsigned.val();
+        self.pre_unused1.d[11].next = self.pre.a_pc.val();
+        self.pre_unused1.d[12].next = self.pre.a_zero.val();
+        self.pre_unused1.d[13].next = self.pre.b_imm.val();
+        self.pre_unused1.d[14].next = self.pre.b_four.val();
+        self.pre_unused1.d[15].next = self.pre.rd_valid.val();
+        self.pre_unused1.d[16].next = self.pre.rs1_valid.val();
+        self.pre_unused1.d[17].next = self.pre.rs2_valid.val();
+        self.pre_unused2.d[0].next = self.pre.md_op.val();
+        self.pre_unused2.d[1].next = self.pre.mem_size.val();
+        self.pre_unused2.d[2].next = self.pre.csr_step.val();
+        self.pre_unused3.d[0].next = self.pre.unit.val();
+        self.pre_unused3.d[1].next = self.pre.cmp.val();
+        self.pre_unused4.d[0].next = self.pre.alu_op.val();
+        self.pre_unused5.d[0].next = self.pre.rd.val();
+        self.pre_unused5.d[1].next = self.pre.rs1.val();
+        self.pre_unused5.d[2].next = self.pre.rs2.val();
+        self.pre_unused12.d[0].next = self.pre.csr.val();
+        self.pre_unused32.d[0].next = self.pre.imm.val();
         self.plain.next = (self.opcode.val() == self.plain_op[0].val())
             | (self.opcode.val() == self.plain_op[1].val())
             | (self.opcode.val() == self.plain_op[2].val())
@@ -506,6 +570,7 @@ impl Logic for Fetch {
                     self.bword.d[w * e + i].next = self.bword.q[w * e + i].val();
                     self.brecon.d[w * e + i].next = self.brecon.q[w * e + i].val();
                     self.bfault.d[w * e + i].next = self.bfault.q[w * e + i].val();
+                    self.bstops.d[w * e + i].next = self.bstops.q[w * e + i].val();
                     self.bends.d[w * e + i].next = self.bends.q[w * e + i].val();
                 }
                 if self.popw[w].val() {
@@ -515,6 +580,7 @@ impl Logic for Fetch {
                         self.bword.d[w * e + i].next = self.bword.q[w * e + i + 1].val();
                         self.brecon.d[w * e + i].next = self.brecon.q[w * e + i + 1].val();
                         self.bfault.d[w * e + i].next = self.bfault.q[w * e + i + 1].val();
+                        self.bstops.d[w * e + i].next = self.bstops.q[w * e + i + 1].val();
                         self.bends.d[w * e + i].next = self.bends.q[w * e + i + 1].val();
                     }
                     self.pv[w * e + e - 1].next = false;
@@ -528,6 +594,7 @@ impl Logic for Fetch {
                         self.bword.d[w * e + i].next = self.in_word.val();
                         self.brecon.d[w * e + i].next = self.in_recon.val();
                         self.bfault.d[w * e + i].next = self.rd_fault.q[0].val();
+                        self.bstops.d[w * e + i].next = self.in_stops.val();
                         self.bends.d[w * e + i].next = self.ends.val();
                         self.pdone[w].next = true;
                     }
@@ -541,6 +608,7 @@ impl Logic for Fetch {
                 self.head_recon[w].next = self.brecon.q[w * e].val();
                 self.head_fault[w].next = self.bfault.q[w * e].val();
                 self.head_ends[w].next = self.bends.q[w * e].val();
+                self.head_stops[w].next = self.bstops.q[w * e].val();
             }
         }
     }

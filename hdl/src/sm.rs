@@ -298,13 +298,14 @@ pub struct Sm<const L: usize> {
     redir_want: Vec<Signal<Local, Bit>>,
     cta_done: Vec<Signal<Local, Bit>>,
     any_launched: Signal<Local, Bit>,
-    csr_lane: Vec<Signal<Local, Bits<32>>>,
 
     // ---- constants
     k_wid: Vec<Constant<Bits<6>>>,
     k_warp_stack: Vec<Constant<Bits<32>>>,
     k_lane32: Vec<Constant<Bits<32>>>,
-    k_lane_stack: Vec<Constant<Bits<32>>>,
+    /// Minus each lane's stack offset (two's complement): the ALU adds it to lane 0's
+    /// `stack_top`.
+    k_lane_stack_neg: Vec<Constant<Bits<32>>>,
     k_unit_alu: Constant<Bits<3>>,
     k_unit_mul: Constant<Bits<3>>,
     k_unit_div: Constant<Bits<3>>,
@@ -594,14 +595,13 @@ impl<const L: usize> Sm<L> {
             redir_want: sigs(w),
             cta_done: sigs(w),
             any_launched: Default::default(),
-            csr_lane: sigs(L),
             k_wid: (0..w as u64).map(k::<6>).collect(),
             k_warp_stack: (0..cfg.warps as u64)
                 .map(|wi| k::<32>((wi * (cfg.lanes * cfg.stack_bytes) as u64) & 0xffff_ffff))
                 .collect(),
             k_lane32: (0..L as u64).map(k::<32>).collect(),
-            k_lane_stack: (0..L as u64)
-                .map(|l| k::<32>((l * cfg.stack_bytes as u64) & 0xffff_ffff))
+            k_lane_stack_neg: (0..L as u64)
+                .map(|l| k::<32>((l * cfg.stack_bytes as u64).wrapping_neg() & 0xffff_ffff))
                 .collect(),
             k_unit_alu: k(UNIT_ALU),
             k_unit_mul: k(UNIT_MUL),
@@ -872,6 +872,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_recon.next = self.k_zero32.val();
                     self.i_ends.next = false;
                     self.i_fetch_fault.next = false;
+                    self.i_fault.next = false;
                     self.i_mask.next = self.k_zero_mask.val();
                     self.i_instret.next = self.k_zero32.val();
                     self.i_tid.next = self.k_zero32.val();
@@ -885,6 +886,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.i_recon.next = self.fetch.head_recon[w].val();
                             self.i_ends.next = self.fetch.head_ends[w].val();
                             self.i_fetch_fault.next = self.fetch.head_fault[w].val();
+                            self.i_fault.next = self.fetch.head_stops[w].val();
                             self.i_mask.next = self.stack.tos_mask[w].val();
                             self.i_instret.next = self.w_instret.q[w].val();
                             self.i_tid.next = self.w_tid.q[w].val();
@@ -896,10 +898,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_stack.next = self.stack_top.val() - self.i_stack_off.val();
                     self.dec_i.word.next = self.i_word.val();
                     self.pk_imask.d[0].next = self.i_mask.val();
-                    self.i_fault.next = self.i_fetch_fault.val()
-                        | self.dec_i.illegal.val()
-                        | self.dec_i.is_ecall.val()
-                        | self.dec_i.is_ebreak.val();
+                    // Whether the head stops the GPU (illegal, ecall, ebreak, out-of-range
+                    // fetch) was decoded when it entered its I-buffer: one flip-flop per warp
+                    // here, not the decoder after the warp choice. The cause is taken from this
+                    // cycle's decode (fault capture, below).
                     self.i_at_return.next = self.dec_i.is_branch.val()
                         & (self.i_recon.val().get_bits::<2>(0) == self.k_kind_ret.val());
 
@@ -1138,14 +1140,6 @@ impl<const L: usize> Logic for Sm<L> {
                     self.div.in_op.next = self.dreg.e_md_op.val();
                     self.div.in_tag.next = self.dreg.e_tag.val();
                     for l in 0..self._lanes {
-                        self.csr_lane[l].next = self.dreg.e_csr.val();
-                        if self.dreg.e_csr_step.val() == self.k_step_lane.val() {
-                            self.csr_lane[l].next = self.dreg.e_csr.val() + self.k_lane32[l].val();
-                        }
-                        if self.dreg.e_csr_step.val() == self.k_step_stack.val() {
-                            self.csr_lane[l].next =
-                                self.dreg.e_csr.val() - self.k_lane_stack[l].val();
-                        }
                         // A jalr's link is computed for every active lane; the lanes that do
                         // not execute it now are masked at the ALU's writeback (`jl_*`).
                         self.alu.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
@@ -1157,7 +1151,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.alu.in_a[l].next = self.k_zero32.val();
                         }
                         if self.dreg.e_is_csr.val() {
-                            self.alu.in_a[l].next = self.csr_lane[l].val();
+                            self.alu.in_a[l].next = self.dreg.e_csr.val();
                         }
                         self.alu.in_b[l].next = self.dreg.e_data[nl + l].val();
                         if self.dreg.e_b_imm.val() {
@@ -1166,8 +1160,17 @@ impl<const L: usize> Logic for Sm<L> {
                         if self.dreg.e_b_four.val() {
                             self.alu.in_b[l].next = self.k_four.val();
                         }
+                        // A CSR read is an ALU add: lane 0's value plus the lane's step (the
+                        // lane number, or minus the lane's stack offset), so the per-lane CSR
+                        // values need no adders of their own.
                         if self.dreg.e_is_csr.val() {
                             self.alu.in_b[l].next = self.k_zero32.val();
+                            if self.dreg.e_csr_step.val() == self.k_step_lane.val() {
+                                self.alu.in_b[l].next = self.k_lane32[l].val();
+                            }
+                            if self.dreg.e_csr_step.val() == self.k_step_stack.val() {
+                                self.alu.in_b[l].next = self.k_lane_stack_neg[l].val();
+                            }
                         }
                         self.mul.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.mul.in_a[l].next = self.dreg.e_data[l].val();
@@ -1250,8 +1253,15 @@ impl<const L: usize> Logic for Sm<L> {
                     self.wb_valid.next = self.wb.valid.val();
                     self.wb_tag.next = self.wb.tag.val();
                     self.tags.wb_tag.next = self.wb_tag.val();
-                    self.wb_warp.next = self.tags.wb_warp.val();
-                    self.wb_rd.next = self.tags.wb_rd.val();
+                    self.wb.clock.next = self.clock.val();
+                    self.wb.fx_next_warp.next = self.rel_warp.q[0].val();
+                    self.wb.fx_next_rd.next = self.rel_rd.q[0].val();
+                    self.wb.disp_div.next = self.d_fire.val() & self.need_div.val();
+                    self.wb.disp_lsu.next = self.d_fire.val() & self.need_lsu.val();
+                    self.wb.disp_warp.next = self.oc.disp_warp.val();
+                    self.wb.disp_rd.next = self.dec_d.rd.val();
+                    self.wb_warp.next = self.wb.warp.val();
+                    self.wb_rd.next = self.wb.rd.val();
                     self.wb_instr.next = self.tags.wb_instr.val();
                     self.wb.instr.next = self.wb_instr.val();
                     self.wb_mask32.next = self.pk_wbm.q.val();
@@ -1328,7 +1338,6 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tags.alloc_csr.next = self.i_csr.val();
                     self.tags.alloc_mask.next = self.i_mask.val();
                     self.tags.alloc_ends.next = self.i_ends.val();
-                    self.tags.alloc_rd.next = self.dec_i.rd.val();
 
                     // ---------------- SIMT stack: branch unit first, CTA launch when it is idle
                     self.stack.cmd_op.next = self.bu.cmd_op.val();

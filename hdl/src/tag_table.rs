@@ -1,7 +1,8 @@
 //! Tag table of one SM (docs/microarch/sm.md, "Tags"): every issued instruction holds a tag
 //! until it completes; the entry keeps what later stages need and the issue record already
 //! carried (warp, PC, instruction word, reconvergence sidecar, CSR value, lane mask, "ends the
-//! warp", destination register).
+//! warp"). The destination register is not kept here: the writeback carries it in registers
+//! of its own (hdl/src/writeback.rs), so the register file's write does not wait for a read.
 //!
 //! * `free_tag` is the lowest tag whose entry is free in the registered state (0 when none is),
 //!   `any_free` says whether there is one. `busy[w]`: some valid entry belongs to warp `w`.
@@ -12,7 +13,7 @@
 //!   completion). An allocation of the same entry in the same cycle wins.
 //! * Reads (combinational, 0 for a tag outside the table): the dispatch port (`disp_tag`), the
 //!   writeback port (`wb_tag`) and the fault port (`fault_tag`). The fields written only at
-//!   allocation (PC, instruction, sidecar, CSR value, mask, destination) are in distributed RAM
+//!   allocation (PC, instruction, sidecar, CSR value, mask) are in distributed RAM
 //!   ([`LutRam`], one copy per reading port): an entry's fields read through a RAM's own
 //!   address decoder instead of a `tags`-way multiplexer of flip-flops. Validity, warp (compared
 //!   in every entry for `busy`) and `ends` stay in flip-flops.
@@ -46,7 +47,6 @@ pub struct TagTable<const L: usize> {
     pub alloc_csr: Signal<In, Bits<32>>,
     pub alloc_mask: Signal<In, Bits<L>>,
     pub alloc_ends: Signal<In, Bit>,
-    pub alloc_rd: Signal<In, Bits<5>>,
     pub rel_valid: Vec<Signal<In, Bit>>,
     pub rel_tag: Vec<Signal<In, Bits<TAG_BITS>>>,
     pub disp_tag: Signal<In, Bits<TAG_BITS>>,
@@ -57,8 +57,6 @@ pub struct TagTable<const L: usize> {
     pub disp_mask: Signal<Out, Bits<L>>,
     pub disp_ends: Signal<Out, Bit>,
     pub wb_tag: Signal<In, Bits<TAG_BITS>>,
-    pub wb_warp: Signal<Out, Bits<WARP_BITS>>,
-    pub wb_rd: Signal<Out, Bits<5>>,
     pub wb_instr: Signal<Out, Bits<32>>,
     pub fault_tag: Signal<In, Bits<TAG_BITS>>,
     pub fault_pc: Signal<Out, Bits<32>>,
@@ -66,14 +64,13 @@ pub struct TagTable<const L: usize> {
     t_warp: RegVec<Bits<WARP_BITS>>,
     t_ends: RegVec<Bit>,
     /// The fields written once at allocation and only read afterwards: distributed RAM with one
-    /// read port per reader (`pc`: dispatch, fault; `instr`: dispatch, writeback; `rd`:
-    /// writeback; the rest: dispatch).
+    /// read port per reader (`pc`: dispatch, fault; `instr`: dispatch, writeback; the
+    /// rest: dispatch).
     ram_pc: LutRam<32, TAG_BITS>,
     ram_instr: LutRam<32, TAG_BITS>,
     ram_recon: LutRam<32, TAG_BITS>,
     ram_csr: LutRam<32, TAG_BITS>,
     ram_mask: LutRam<L, TAG_BITS>,
-    ram_rd: LutRam<5, TAG_BITS>,
     /// The tag read by each port is an entry of the table (the RAMs have `2^k ≥ tags` words).
     disp_in: Signal<Local, Bit>,
     wb_in: Signal<Local, Bit>,
@@ -85,8 +82,6 @@ pub struct TagTable<const L: usize> {
     k_zero_tag: Constant<Bits<TAG_BITS>>,
     k_zero32: Constant<Bits<32>>,
     k_zero_mask: Constant<Bits<L>>,
-    k_zero_warp: Constant<Bits<WARP_BITS>>,
-    k_zero5: Constant<Bits<5>>,
     k_tags: Constant<Bits<TAG_BITS>>,
     _tags: usize,
     _warps: usize,
@@ -117,7 +112,6 @@ impl<const L: usize> TagTable<L> {
             alloc_csr: Default::default(),
             alloc_mask: Default::default(),
             alloc_ends: Default::default(),
-            alloc_rd: Default::default(),
             rel_valid: sigs(RELEASE_PORTS),
             rel_tag: sigs(RELEASE_PORTS),
             disp_tag: Default::default(),
@@ -128,8 +122,6 @@ impl<const L: usize> TagTable<L> {
             disp_mask: Default::default(),
             disp_ends: Default::default(),
             wb_tag: Default::default(),
-            wb_warp: Default::default(),
-            wb_rd: Default::default(),
             wb_instr: Default::default(),
             fault_tag: Default::default(),
             fault_pc: Default::default(),
@@ -141,7 +133,6 @@ impl<const L: usize> TagTable<L> {
             ram_recon: LutRam::new(addr_bits, 1),
             ram_csr: LutRam::new(addr_bits, 1),
             ram_mask: LutRam::new(addr_bits, 1),
-            ram_rd: LutRam::new(addr_bits, 1),
             disp_in: Default::default(),
             wb_in: Default::default(),
             fault_in: Default::default(),
@@ -155,8 +146,6 @@ impl<const L: usize> TagTable<L> {
             k_zero_tag: Constant::new(0u64.into()),
             k_zero32: Constant::new(0u64.into()),
             k_zero_mask: Constant::new(0u64.into()),
-            k_zero_warp: Constant::new(0u64.into()),
-            k_zero5: Constant::new(0u64.into()),
             k_tags: Constant::new((tags as u64).into()),
             _tags: tags,
             _warps: warps,
@@ -175,7 +164,6 @@ impl<const L: usize> Logic for TagTable<L> {
         self.ram_recon.clock.next = self.clock.val();
         self.ram_csr.clock.next = self.clock.val();
         self.ram_mask.clock.next = self.clock.val();
-        self.ram_rd.clock.next = self.clock.val();
 
         // Warps holding tags; the lowest free tag.
         for w in 0..self._warps {
@@ -216,9 +204,6 @@ impl<const L: usize> Logic for TagTable<L> {
         self.ram_mask.we.next = self.alloc_valid.val();
         self.ram_mask.waddr.next = self.free_tag.val();
         self.ram_mask.wdata.next = self.alloc_mask.val();
-        self.ram_rd.we.next = self.alloc_valid.val();
-        self.ram_rd.waddr.next = self.free_tag.val();
-        self.ram_rd.wdata.next = self.alloc_rd.val();
 
         // Reads: the RAMs, 0 for a tag outside the table.
         self.disp_in.next = self.disp_tag.val() < self.k_tags.val();
@@ -230,7 +215,6 @@ impl<const L: usize> Logic for TagTable<L> {
         self.ram_csr.raddr[0].next = self.disp_tag.val();
         self.ram_mask.raddr[0].next = self.disp_tag.val();
         self.ram_instr.raddr[1].next = self.wb_tag.val();
-        self.ram_rd.raddr[0].next = self.wb_tag.val();
         self.ram_pc.raddr[1].next = self.fault_tag.val();
         self.disp_pc.next = self.k_zero32.val();
         self.disp_instr.next = self.k_zero32.val();
@@ -244,10 +228,8 @@ impl<const L: usize> Logic for TagTable<L> {
             self.disp_csr.next = self.ram_csr.rdata[0].val();
             self.disp_mask.next = self.ram_mask.rdata[0].val();
         }
-        self.wb_rd.next = self.k_zero5.val();
         self.wb_instr.next = self.k_zero32.val();
         if self.wb_in.val() {
-            self.wb_rd.next = self.ram_rd.rdata[0].val();
             self.wb_instr.next = self.ram_instr.rdata[1].val();
         }
         self.fault_pc.next = self.k_zero32.val();
@@ -256,13 +238,9 @@ impl<const L: usize> Logic for TagTable<L> {
         }
         // The fields kept in flip-flops (`warp`: every entry is compared for `busy`).
         self.disp_ends.next = false;
-        self.wb_warp.next = self.k_zero_warp.val();
         for t in 0..self._tags {
             if self.disp_tag.val() == self.k_tag[t].val() {
                 self.disp_ends.next = self.t_ends.q[t].val();
-            }
-            if self.wb_tag.val() == self.k_tag[t].val() {
-                self.wb_warp.next = self.t_warp.q[t].val();
             }
         }
 

@@ -7,7 +7,13 @@
 //! * The LSU's completion is taken (`lsu_ready`) when it is a store (no register write) or when
 //!   no fixed-latency result arrives; otherwise it waits. `lsu_done` = `lsu_valid & lsu_ready`.
 //! * `valid` = a fixed-latency result or a taken load; `tag`, `mask`, `data` are that result's.
-//! * Combinational throughout: the SM registers nothing here.
+//! * The destination (`warp`, `rd`) comes from registers, not from a tag-table read after the
+//!   choice, so the register file's write starts from flip-flops: the ALU's and multiplier's
+//!   from the SM's early-release register (the destination of the fixed-latency result arriving
+//!   next cycle, `fx_next_*`) delayed one cycle; the divider's and the LSU's captured when an
+//!   instruction for them enters the dispatch register (each holds one instruction at a time,
+//!   and the previous one has written back by the end of that cycle; docs/microarch/sm.md,
+//!   "Writeback"). The rest is combinational.
 //!
 //! The injected fault (`TopOptions::inject`, for the checker's own test) flips one lane's bit of
 //! every ALU `sub` result; `instr` (the instruction of `tag`, from the tag table) recognises it.
@@ -15,6 +21,7 @@
 use crate::sigs;
 use rust_hdl::prelude::*;
 
+use crate::register_file::WARP_BITS;
 use crate::tag_table::TAG_BITS;
 
 /// `sub`'s fixed bits (funct7, funct3, opcode) and their values.
@@ -24,6 +31,16 @@ const SUB_MATCH: u64 = 0x4000_0033;
 /// The writeback multiplexer of an SM of `lanes` lanes.
 #[derive(LogicBlock)]
 pub struct Writeback {
+    pub clock: Signal<In, Clock>,
+    /// The destination of the ALU or multiplier result that arrives next cycle.
+    pub fx_next_warp: Signal<In, Bits<WARP_BITS>>,
+    pub fx_next_rd: Signal<In, Bits<5>>,
+    /// An instruction for the divider / the LSU enters the dispatch register this cycle, with
+    /// its warp and destination (0 when it writes none).
+    pub disp_div: Signal<In, Bit>,
+    pub disp_lsu: Signal<In, Bit>,
+    pub disp_warp: Signal<In, Bits<WARP_BITS>>,
+    pub disp_rd: Signal<In, Bits<5>>,
     pub alu_valid: Signal<In, Bit>,
     pub alu_tag: Signal<In, Bits<TAG_BITS>>,
     pub alu_mask: Vec<Signal<In, Bit>>,
@@ -49,6 +66,15 @@ pub struct Writeback {
     pub tag: Signal<Out, Bits<TAG_BITS>>,
     pub mask: Vec<Signal<Out, Bit>>,
     pub data: Vec<Signal<Out, Bits<32>>>,
+    /// The destination of the result written this cycle.
+    pub warp: Signal<Out, Bits<WARP_BITS>>,
+    pub rd: Signal<Out, Bits<5>>,
+    fx_warp_q: DFF<Bits<WARP_BITS>>,
+    fx_rd_q: DFF<Bits<5>>,
+    div_warp_q: DFF<Bits<WARP_BITS>>,
+    div_rd_q: DFF<Bits<5>>,
+    lsu_warp_q: DFF<Bits<WARP_BITS>>,
+    lsu_rd_q: DFF<Bits<5>>,
     fx_valid: Signal<Local, Bit>,
     fx_tag: Signal<Local, Bits<TAG_BITS>>,
     fx_mask: Vec<Signal<Local, Bit>>,
@@ -67,6 +93,21 @@ impl Writeback {
         let lanes = flip.len();
         assert!(lanes >= 1, "a warp has at least one lane");
         Writeback {
+            clock: Default::default(),
+            fx_next_warp: Default::default(),
+            fx_next_rd: Default::default(),
+            disp_div: Default::default(),
+            disp_lsu: Default::default(),
+            disp_warp: Default::default(),
+            disp_rd: Default::default(),
+            warp: Default::default(),
+            rd: Default::default(),
+            fx_warp_q: Default::default(),
+            fx_rd_q: Default::default(),
+            div_warp_q: Default::default(),
+            div_rd_q: Default::default(),
+            lsu_warp_q: Default::default(),
+            lsu_rd_q: Default::default(),
             alu_valid: Default::default(),
             alu_tag: Default::default(),
             alu_mask: sigs(lanes),
@@ -107,6 +148,17 @@ impl Writeback {
 impl Logic for Writeback {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, fx_warp_q, fx_rd_q, div_warp_q, div_rd_q, lsu_warp_q, lsu_rd_q);
+        self.fx_warp_q.d.next = self.fx_next_warp.val();
+        self.fx_rd_q.d.next = self.fx_next_rd.val();
+        if self.disp_div.val() {
+            self.div_warp_q.d.next = self.disp_warp.val();
+            self.div_rd_q.d.next = self.disp_rd.val();
+        }
+        if self.disp_lsu.val() {
+            self.lsu_warp_q.d.next = self.disp_warp.val();
+            self.lsu_rd_q.d.next = self.disp_rd.val();
+        }
         self.fx_valid.next = self.alu_valid.val() | self.mul_valid.val() | self.div_valid.val();
         self.fx_tag.next = self.alu_tag.val();
         if self.mul_valid.val() {
@@ -122,6 +174,16 @@ impl Logic for Writeback {
         self.tag.next = self.lsu_tag.val();
         if self.fx_valid.val() {
             self.tag.next = self.fx_tag.val();
+        }
+        self.warp.next = self.lsu_warp_q.q.val();
+        self.rd.next = self.lsu_rd_q.q.val();
+        if self.alu_valid.val() | self.mul_valid.val() {
+            self.warp.next = self.fx_warp_q.q.val();
+            self.rd.next = self.fx_rd_q.q.val();
+        }
+        if self.div_valid.val() {
+            self.warp.next = self.div_warp_q.q.val();
+            self.rd.next = self.div_rd_q.q.val();
         }
         for l in 0..self._lanes {
             self.fx_mask[l].next = self.alu_mask[l].val();

@@ -27,7 +27,9 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
-use warpforge_isa::{encode, AluOp, BranchOp, Instr, LoadOp, Reconvergence, StoreOp};
+use warpforge_isa::{
+    csr, decode, encode, AluOp, BranchOp, CsrOp, Instr, LoadOp, Reconvergence, StoreOp,
+};
 use warpforge_testbench::unit::{build_unit, lint, unit_cycles, unit_seed, yosys_check};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
@@ -48,6 +50,8 @@ struct Entry {
     recon: u32,
     fault: bool,
     ends: bool,
+    /// Issuing it faults: `fault`, or the word is illegal (docs/isa.md), `ecall` or `ebreak`.
+    stops: bool,
 }
 
 /// Inputs of one cycle.
@@ -84,6 +88,22 @@ struct InFlight {
 }
 
 /// Does the instruction end its fetch block (docs/microarch/sm.md "Fetch blocks")?
+/// Whether issuing `word` stops the GPU (docs/isa.md): not an instruction, `ecall`, `ebreak`, a
+/// CSR write or a CSR that does not exist.
+fn stops_at_issue(word: u32) -> bool {
+    match decode(word) {
+        Err(_) | Ok(Instr::Ecall | Instr::Ebreak) => true,
+        Ok(Instr::Csr { op, src, csr, .. }) => {
+            let writes = match op {
+                CsrOp::Rw | CsrOp::Rwi => true,
+                CsrOp::Rs | CsrOp::Rc | CsrOp::Rsi | CsrOp::Rci => src != 0,
+            };
+            writes || csr::name(csr).is_none()
+        }
+        Ok(_) => false,
+    }
+}
+
 fn ends_block(word: u32, fault: bool, pc: u32, tos_rpc: u32) -> bool {
     !PLAIN.contains(&(word & 0x7f)) || fault || pc.wrapping_add(4) == tos_rpc
 }
@@ -175,6 +195,7 @@ impl FetchRef {
                 recon: f.recon,
                 fault: f.fault,
                 ends: ends_block(f.word, f.fault, f.pc, tos),
+                stops: f.fault || stops_at_issue(f.word),
             };
             assert!(
                 self.ibuf[f.warp].len() < self.depth,
@@ -262,7 +283,7 @@ struct FetchRtl {
     redirect: Vec<PortId>,
     redirect_pc: Vec<PortId>,
     tos_rpc: Vec<PortId>,
-    head: [Vec<PortId>; 6],
+    head: [Vec<PortId>; 7],
     pop: PortId,
     pop_warp: PortId,
     ev_fetch: PortId,
@@ -287,6 +308,7 @@ impl FetchRtl {
                 "head_recon",
                 "head_fault",
                 "head_ends",
+                "head_stops",
             ]
             .map(|n| vports(&m, n, warps)),
             pop: port(&m, "pop"),
@@ -349,6 +371,7 @@ impl FetchRtl {
                     recon: m.get(self.head[3][w]) as u32,
                     fault: m.get(self.head[4][w]) != 0,
                     ends: m.get(self.head[5][w]) != 0,
+                    stops: m.get(self.head[6][w]) != 0,
                 })
             })
             .collect();
@@ -367,8 +390,8 @@ fn show(e: &Option<Entry>) -> String {
     match e {
         None => "empty".into(),
         Some(e) => format!(
-            "pc={:#x} word={:#010x} recon={:#x} fault={} ends={}",
-            e.pc, e.word, e.recon, e.fault as u8, e.ends as u8
+            "pc={:#x} word={:#010x} recon={:#x} fault={} ends={} stops={}",
+            e.pc, e.word, e.recon, e.fault as u8, e.ends as u8, e.stops as u8
         ),
     }
 }
@@ -428,9 +451,21 @@ fn repro(test: &str, seed: u64) -> String {
     )
 }
 
-/// A random instruction word: mostly opcodes that continue the block, some control transfers,
-/// some illegal opcodes.
+/// A random instruction word: mostly opcodes that continue the block (with random fields, so
+/// many are illegal), some control transfers, some illegal opcodes, and the exact words whose
+/// `head_stops` matters most: `ecall`, `ebreak`, reads of known CSRs (legal) and of unknown ones.
 fn random_word(rng: &mut ChaCha8Rng) -> u32 {
+    let rd = rng.gen_range(0..32) << 7;
+    match rng.gen_range(0..100) {
+        0 => return 0x0000_0073,
+        1 => return 0x0010_0073,
+        2..=4 => {
+            let (num, _) = csr::ALL[rng.gen_range(0..csr::ALL.len())];
+            return (u32::from(num) << 20) | (2 << 12) | rd | 0x73;
+        }
+        5 => return (0xC01 << 20) | (2 << 12) | rd | 0x73,
+        _ => {}
+    }
     let op = match rng.gen_range(0..100) {
         0..=79 => PLAIN[rng.gen_range(0..PLAIN.len())],
         80..=89 => CONTROL[rng.gen_range(0..CONTROL.len())],
@@ -936,6 +971,7 @@ fn block_ends_at_branch() {
                     recon: program_recon(k),
                     fault: false,
                     ends: k == 4,
+                    stops: false,
                 },
             )
         })
@@ -1007,21 +1043,24 @@ fn out_of_range_fetch() {
                 word: last2[0],
                 recon: 0x55,
                 fault: false,
-                ends: false
+                ends: false,
+                stops: false,
             },
             Entry {
                 pc: top - 4,
                 word: last2[1],
                 recon: 0x55,
                 fault: false,
-                ends: false
+                ends: false,
+                stops: false,
             },
             Entry {
                 pc: top,
                 word: 0,
                 recon: 0,
                 fault: true,
-                ends: true
+                ends: true,
+                stops: true,
             },
         ]
     );

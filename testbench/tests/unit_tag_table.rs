@@ -14,7 +14,7 @@ use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 const LANES: usize = 4;
 
-/// One entry: warp, pc, instr, recon, csr, mask, ends, rd.
+/// One entry: warp, pc, instr, recon, csr, mask, ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 struct Entry {
     warp: u64,
@@ -24,13 +24,12 @@ struct Entry {
     csr: u64,
     mask: u64,
     ends: u64,
-    rd: u64,
 }
 
-const ALLOC: [&str; 8] = ["warp", "pc", "instr", "recon", "csr", "mask", "ends", "rd"];
+const ALLOC: [&str; 7] = ["warp", "pc", "instr", "recon", "csr", "mask", "ends"];
 
-fn fields(e: &Entry) -> [u64; 8] {
-    [e.warp, e.pc, e.instr, e.recon, e.csr, e.mask, e.ends, e.rd]
+fn fields(e: &Entry) -> [u64; 7] {
+    [e.warp, e.pc, e.instr, e.recon, e.csr, e.mask, e.ends]
 }
 
 fn port(m: &LoadedModel, name: &str) -> PortId {
@@ -62,10 +61,7 @@ fn run(tags: usize, warps: usize, seed: u64) {
         .iter()
         .map(|f| p(&format!("disp_{f}")))
         .collect();
-    let wb: Vec<PortId> = ["warp", "rd", "instr"]
-        .iter()
-        .map(|f| p(&format!("wb_{f}")))
-        .collect();
+    let wb_instr = p("wb_instr");
     let fault_pc = p("fault_pc");
 
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -88,7 +84,6 @@ fn run(tags: usize, warps: usize, seed: u64) {
             csr: u64::from(rng.gen::<u32>()),
             mask: rng.gen_range(0..1 << LANES),
             ends: rng.gen_range(0..2),
-            rd: rng.gen_range(0..32),
         };
         m.set(alloc_valid, u64::from(do_alloc));
         for (i, v) in fields(&e).iter().enumerate() {
@@ -133,11 +128,9 @@ fn run(tags: usize, warps: usize, seed: u64) {
             assert_eq!(got, want, "{ctx}: dispatch read of tag {}", reads[0]);
         }
         if valid(reads[1]) || out_of_table(reads[1]) {
-            let d = entry(reads[1]);
-            let got: Vec<u64> = wb.iter().map(|&q| m.get(q)).collect();
             assert_eq!(
-                got,
-                [d.warp, d.rd, d.instr],
+                m.get(wb_instr),
+                entry(reads[1]).instr,
                 "{ctx}: writeback read of tag {}",
                 reads[1]
             );
@@ -175,13 +168,13 @@ fn allocation_release_and_reads_match_the_reference() {
 }
 
 /// The fields written at allocation are RAM, not flip-flops: yosys infers one memory per field
-/// (PC, instruction, sidecar, CSR value, mask, destination) for the tag counts of the presets.
+/// (PC, instruction, sidecar, CSR value, mask) for the tag counts of the presets.
 #[test]
 fn fields_are_inferred_as_memories() {
     for (tags, warps) in [(7, 4), (13, 8), (21, 48)] {
         let top = format!("tag_table_mem_t{tags}_w{warps}");
         let verilog = tag_table_verilog::<LANES>(tags, warps, &top).expect("generate");
         let n = yosys_memory_count(&top, &verilog).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(n, 6, "{tags} tags: {n} memories");
+        assert_eq!(n, 5, "{tags} tags: {n} memories");
     }
 }
