@@ -42,10 +42,10 @@ use crate::mem_port::MemPort;
 use crate::scoreboard::RegVec;
 use crate::{rename_top, verilog_of, HdlError};
 
+/// Width of a warp number (defined once, with the scoreboard).
+pub use crate::scoreboard::WARP_BITS;
 /// Width of a tag on the ports (defined by the tag table).
 pub use crate::tag_table::TAG_BITS;
-/// Width of a warp number.
-pub const WARP_BITS: usize = 6;
 /// `in_size` / `mem_req_size` codes (`funct3[1:0]`).
 pub const SIZE_BYTE: u8 = 0;
 pub const SIZE_HALF: u8 = 1;

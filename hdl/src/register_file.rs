@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 use rust_hdl::prelude::*;
 use warpforge_config::{GpuConfig, RfLayout};
 
-/// Width of a warp id everywhere in the register-read path (`warps` ≤ 64).
-pub const WARP_BITS: usize = 6;
+/// Width of a warp number (defined once, with the scoreboard).
+pub use crate::scoreboard::WARP_BITS;
 /// Width of a register number (32 architectural registers).
 pub const REG_BITS: usize = 5;
 /// Width of a bank number (`rf_banks` ≤ 32).

@@ -43,8 +43,8 @@ pub const OP_SPLIT: u64 = 3;
 /// `cmd_op`: the threads in `cmd_mask_a` leave every entry of the warp.
 pub const OP_EXIT: u64 = 4;
 
-/// Width of `cmd_warp` / `dbg_warp` (configuration allows up to 64 warps).
-pub const WARP_BITS: usize = 6;
+/// Width of a warp number (defined once, with the scoreboard).
+pub use crate::scoreboard::WARP_BITS;
 /// Width of `dbg_entry` and of a RAM level (configuration allows up to 256 entries).
 pub const ENTRY_BITS: usize = 8;
 /// Width of `depth[w]` (0 ..= 256).
