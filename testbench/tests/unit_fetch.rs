@@ -87,7 +87,6 @@ struct InFlight {
     recon: u32,
 }
 
-/// Does the instruction end its fetch block (docs/microarch/sm.md "Fetch blocks")?
 /// Whether issuing `word` stops the GPU (docs/isa.md): not an instruction, `ecall`, `ebreak`, a
 /// CSR write or a CSR that does not exist.
 fn stops_at_issue(word: u32) -> bool {
@@ -104,6 +103,7 @@ fn stops_at_issue(word: u32) -> bool {
     }
 }
 
+/// Does the instruction end its fetch block (docs/microarch/sm.md "Fetch blocks")?
 fn ends_block(word: u32, fault: bool, pc: u32, tos_rpc: u32) -> bool {
     !PLAIN.contains(&(word & 0x7f)) || fault || pc.wrapping_add(4) == tos_rpc
 }
