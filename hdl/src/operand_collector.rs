@@ -5,7 +5,8 @@
 //! *issue* port into a free CU, the CU reads its source registers from the register-file banks
 //! through per-bank arbiters, and once every source is collected the instruction leaves
 //! through the *dispatch* port with its operands and its opaque payload. Results come back
-//! through the *writeback* port, which owns its bank for the cycle.
+//! through the *writeback* port, which owns its bank for the cycle ([`WritePort::Shared`]) or
+//! writes it through a port of its own ([`WritePort::Dedicated`], the SM's).
 //!
 //! The exact cycle behaviour is specified in docs/microarch/operand_collector.md; the
 //! independent reference model is `warpforge_sim::operand_collector`. In short, for cycle `c`
@@ -20,8 +21,10 @@
 //!   [`ReadPolicy::InOrder`] only its lowest-numbered pending source (one read per CU per
 //!   cycle, as in the book's Fig. 3.17), with [`ReadPolicy::Parallel`] all of them (every
 //!   source has its own crossbar port, as in the staging registers of Fig. 3.12/3.14).
-//! * **Writeback priority**: a valid writeback to a register other than x0 occupies its bank in
-//!   `c`; no read is granted there.
+//! * **Writeback priority** (`Shared`): a valid writeback to a register other than x0 occupies
+//!   its bank in `c`; no read is granted there. With `Dedicated` the writeback is not part of
+//!   the arbitration, and a read of the register written in `c` returns the written lanes
+//!   (write-first, in the register file).
 //! * **Per-bank arbitration**: every other bank grants one request: round-robin over CUs,
 //!   starting at the bank's pointer `rr[b]` (the CU after the last one granted by that bank;
 //!   0 after reset), and within a CU the lowest-numbered source. `conflict[b]` = some request
@@ -31,8 +34,9 @@
 //!   its last grant (the arriving operand is bypassed straight to the dispatch port).
 //! * **Forwarding**: a pending source of a CU that is busy at the start of `c` whose register
 //!   (same warp) is written in `c` by a writeback that writes *every* lane is collected from
-//!   the writeback: not pending from `c + 1`, its value the written one (no bank read; the
-//!   bank is the writeback's in `c` anyway). With a partial mask it stays pending and is read
+//!   the writeback: not pending from `c + 1`, its value the written one (with `Shared` the
+//!   bank is the writeback's in `c`; with `Dedicated` it may also be granted a read in `c`,
+//!   which returns the same value). With a partial mask it stays pending and is read
 //!   from the bank later (the unwritten lanes keep their values there). Per source index only
 //!   the lowest-numbered such CU is served (one write port per forward store). This lets the
 //!   SM release a fixed-latency result's scoreboard entry one cycle before its writeback.
@@ -41,10 +45,10 @@
 //!   dispatched CU (docs/microarch/operand_collector.md, "Operand storage").
 //! * **Dispatch**: one output. A complete CU is *eligible* unless another CU holds an older
 //!   instruction of the same warp (per-warp issue order). Among the eligible CUs, round-robin
-//!   starting at the pointer `dptr`; `dptr` moves to the CU after the dispatched one on a
-//!   handshake and stays *on* the offered CU while `disp_ready` is low, so an offered
-//!   instruction stays offered (stable valid/ready) until accepted. The dispatched CU is free
-//!   from `c + 1`.
+//!   starting at the pointer `dptr`; `dptr` moves to the CU after the offered one whether or
+//!   not `disp_ready` accepts it, so a refused instruction (its unit or writeback slot is
+//!   taken) does not hold back complete instructions for other units: it is offered again
+//!   when the pointer comes back to it. The dispatched CU is free from `c + 1`.
 //! * **Reset** (synchronous): all CUs free, pointers 0. While `reset` is high the unit does
 //!   nothing: no allocation, grant, dispatch or register write; all outputs are 0.
 //!
@@ -80,29 +84,47 @@ pub enum ReadPolicy {
     Parallel,
 }
 
+/// How the writeback reaches a register-file bank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WritePort {
+    /// The bank has one port: a writeback takes it for the cycle and no read is granted there
+    /// (single-ported SRAM banks, the book's Figs 3.14 and 3.17).
+    Shared,
+    /// Each bank has a read port and its own write port (distributed RAM on an FPGA): reads
+    /// are granted regardless of the writeback, and a read of the register written in the
+    /// same cycle returns the written lanes (write-first). The writeback does not enter the
+    /// read arbitration.
+    Dedicated,
+}
+
 /// Structural parameters of the unit that are not GPU configuration fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OcShape {
     /// Source operands per instruction, 1..=3 (RV32IM needs 2).
     pub sources: usize,
     pub policy: ReadPolicy,
+    pub write_port: WritePort,
 }
 
 impl Default for OcShape {
-    /// Two sources (RV32IM), one read per CU per cycle.
+    /// Two sources (RV32IM), one read per CU per cycle, single-ported banks (the book).
     fn default() -> Self {
         OcShape {
             sources: 2,
             policy: ReadPolicy::InOrder,
+            write_port: WritePort::Shared,
         }
     }
 }
 
 /// The shape the SM uses: `rs1`, `rs2` and `ra` (a branch whose reconvergence point is the
-/// return address reads it; docs/isa.md), one read per collector unit per cycle.
+/// return address reads it; docs/isa.md), one read per collector unit per cycle, and a write
+/// port per bank, so that the writeback's choice is not in front of every bank's read
+/// arbitration (docs/microarch/operand_collector.md, "Write port").
 pub const SM_SHAPE: OcShape = OcShape {
     sources: 3,
     policy: ReadPolicy::InOrder,
+    write_port: WritePort::Dedicated,
 };
 
 /// The operand collector with its register file. Vectors of ports are indexed as documented
@@ -123,7 +145,7 @@ pub struct OperandCollector {
     pub issue_need: Vec<Signal<In, bool>>,
     pub issue_payload: Signal<In, Bits<PAYLOAD_BITS>>,
 
-    // ---- writeback port (always accepted, priority over reads of its bank)
+    // ---- writeback port (always accepted; with `Shared`, priority over reads of its bank)
     pub wb_valid: Signal<In, bool>,
     pub wb_warp: Signal<In, Bits<WARP_BITS>>,
     pub wb_rd: Signal<In, Bits<REG_BITS>>,
@@ -196,6 +218,8 @@ pub struct OperandCollector {
     wb_go: Signal<Local, bool>,
     /// The writeback writes every lane (so it can be forwarded into a collector unit).
     wb_full: Signal<Local, bool>,
+    /// Per bank: the writeback writes this bank.
+    wbank: Vec<Signal<Local, bool>>,
     wb_bank: Signal<Local, Bits<BANK_BITS>>,
     seen: Vec<Signal<Local, bool>>,
     obank: Vec<Signal<Local, Bits<BANK_BITS>>>,
@@ -251,6 +275,8 @@ pub struct OperandCollector {
 
     // ---- constants
     k_parallel: Constant<bool>,
+    /// The writeback takes its bank's port (`WritePort::Shared`).
+    k_shared: Constant<bool>,
     bank_mask: Constant<Bits<BANK_BITS>>,
     swizzle_mask: Constant<Bits<BANK_BITS>>,
     reg_zero: Constant<Bits<REG_BITS>>,
@@ -307,6 +333,7 @@ impl OperandCollector {
         );
         let parallel = shape.policy == ReadPolicy::Parallel;
         let p = if parallel { s } else { 1 };
+        let shared = shape.write_port == WritePort::Shared;
         OperandCollector {
             clock: Default::default(),
             reset: Default::default(),
@@ -334,7 +361,7 @@ impl OperandCollector {
             ev_grant_src: sigs(b),
             ev_conflict: sigs(b),
             ev_write: sigs(b),
-            rf: RegisterFile::with_geometry(geo),
+            rf: RegisterFile::with_ports(geo, !shared),
             rams: LutRamArray::new(
                 s * (b + 1),
                 (usize::BITS - (c.max(2) - 1).leading_zeros()) as usize,
@@ -358,6 +385,7 @@ impl OperandCollector {
             dptr: Default::default(),
             wb_go: Default::default(),
             wb_full: Default::default(),
+            wbank: sigs(b),
             wb_bank: Default::default(),
             seen: sigs(c),
             obank: sigs(c * s),
@@ -399,6 +427,7 @@ impl OperandCollector {
             a_go: Default::default(),
             alloc_cu: sigs(c),
             k_parallel: Constant::new(parallel),
+            k_shared: Constant::new(shared),
             bank_mask: k(b - 1),
             swizzle_mask: k(if geo.swizzled {
                 (1 << BANK_BITS) - 1
@@ -538,8 +567,10 @@ impl Logic for OperandCollector {
                                         }
 
                                         // ---------------- per-bank arbitration
-                                        self.wblock[b].next = self.wb_go.val()
+                                        self.wbank[b].next = self.wb_go.val()
                                             && (self.wb_bank.val() == self.k_bank[b].val());
+                                        self.wblock[b].next =
+                                            self.wbank[b].val() && self.k_shared.val();
                                         self.g_any[b].next = false;
                                         self.g_hi[b].next = false;
                                         self.sel_any[b].next = self.k_cu[0].val();
@@ -601,7 +632,7 @@ impl Logic for OperandCollector {
                                         self.ev_grant_src[b].next = self.gsrc[b].val();
                                         self.ev_conflict[b].next = self.two_req[b].val()
                                             || (self.any_req[b].val() && self.wblock[b].val());
-                                        self.ev_write[b].next = self.wblock[b].val();
+                                        self.ev_write[b].next = self.wbank[b].val();
                                     }
 
                                     // ---------------- grants per source, crossbar, operand values
@@ -774,11 +805,7 @@ impl Logic for OperandCollector {
                                                 self.d_zero[s].next =
                                                     self.cu_zero[i * ns + s].q.val();
                                             }
-                                            if self.disp_ready.val() {
-                                                self.dptr.d.next = self.k_next[i].val();
-                                            } else {
-                                                self.dptr.d.next = self.k_cu[i].val();
-                                            }
+                                            self.dptr.d.next = self.k_next[i].val();
                                         }
                                     }
                                     for j in 0..self._m {

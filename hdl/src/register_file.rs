@@ -12,17 +12,20 @@
 //! every warp.
 //!
 //! Storage: one [`BankRam`] per (bank, lane), a `2^(WB + 5 - log2 B)` × 32-bit memory with one
-//! synchronous read port and one write port (yosys infers a block RAM). The register file keeps
-//! the banks *single-ported*: its user (the operand collector) issues at most one access per
-//! bank per cycle, a read or a write, never both.
+//! synchronous read port and one write port (yosys infers a block RAM or distributed RAM).
 //!
 //! Timing:
 //! * read: `read_enable[b]`, `read_warp[b]`, `read_reg[b]` in cycle `c` → `read_data[b*L + l]`
-//!   valid during cycle `c + 1` (one cycle latency). The output holds its value while
-//!   `read_enable[b]` is low.
+//!   valid during cycle `c + 1` (one cycle latency). Without `write_first` the output holds
+//!   its value while `read_enable[b]` is low; with it, only cycle `c + 1` is specified.
 //! * write: `write_enable`, `write_warp`, `write_reg`, `write_mask[l]`, `write_data[l]` in cycle
 //!   `c` → the RAM is updated at the end of cycle `c`; a read presented in cycle `c + 1` or
 //!   later returns the new value. Lanes whose mask bit is 0 keep their value.
+//! * a read and a write of the *same register* in the same cycle: with `write_first`
+//!   ([`RegisterFile::with_ports`]) the read returns the written lanes (and the old value of
+//!   the others): the write data and a per-lane hit are registered and chosen after the RAM.
+//!   Without it the caller never reads the bank it writes (single-ported use: the operand
+//!   collector's `WritePort::Shared`).
 //! * x0: writes to register 0 are dropped; reads of register 0 return 0 in every lane.
 //!
 //! The register contents are not reset (RAM); after reset every register but x0 is
@@ -290,6 +293,13 @@ pub struct RegisterFile {
     ram: Vec<BankRam>,
     /// Per bank: the last read was of x0.
     read_zero: Vec<DFF<bool>>,
+    /// (write-first only) `[b * L + l]`: the read of bank `b` in the last cycle was of the
+    /// register written then, and lane `l` was written: `read_data` is `write_q[l]`.
+    read_hit: Vec<DFF<bool>>,
+    /// (write-first only) the write data of the last cycle, per lane.
+    write_q: Vec<DFF<Bits<32>>>,
+    /// (write-first only) per bank: this cycle's read is of the register written this cycle.
+    same_reg: Vec<Signal<Local, bool>>,
     write_bank: Signal<Local, Bits<BANK_BITS>>,
     write_go: Signal<Local, bool>,
     bank_mask: Constant<Bits<BANK_BITS>>,
@@ -300,6 +310,8 @@ pub struct RegisterFile {
     k_bank: Vec<Constant<Bits<BANK_BITS>>>,
     _banks: usize,
     _lanes: usize,
+    /// 1 with `write_first`, else 0 (a compile-time conditional of the generated logic).
+    _wf: usize,
 }
 
 impl RegisterFile {
@@ -307,8 +319,16 @@ impl RegisterFile {
         Self::with_geometry(RfGeometry::new(cfg))
     }
 
+    /// Without write-first bypass: the user never reads and writes one bank in one cycle.
     pub fn with_geometry(geo: RfGeometry) -> Self {
+        Self::with_ports(geo, false)
+    }
+
+    /// `write_first`: a read of the register written in the same cycle returns the written
+    /// lanes (module docs).
+    pub fn with_ports(geo: RfGeometry, write_first: bool) -> Self {
         let (nb, nl) = (geo.banks, geo.lanes);
+        let wf = usize::from(write_first);
         RegisterFile {
             clock: Default::default(),
             read_enable: (0..nb).map(|_| Default::default()).collect(),
@@ -322,6 +342,9 @@ impl RegisterFile {
             write_data: (0..nl).map(|_| Default::default()).collect(),
             ram: (0..nb * nl).map(|_| BankRam::new(geo)).collect(),
             read_zero: (0..nb).map(|_| Default::default()).collect(),
+            read_hit: (0..nb * nl * wf).map(|_| Default::default()).collect(),
+            write_q: (0..nl * wf).map(|_| Default::default()).collect(),
+            same_reg: (0..nb * wf).map(|_| Default::default()).collect(),
             write_bank: Default::default(),
             write_go: Default::default(),
             bank_mask: Constant::new(geo.bank_mask().into()),
@@ -331,6 +354,7 @@ impl RegisterFile {
             k_bank: (0..nb).map(|b| Constant::new((b as u64).into())).collect(),
             _banks: nb,
             _lanes: nl,
+            _wf: wf,
         }
     }
 }
@@ -344,6 +368,25 @@ impl Logic for RegisterFile {
             & self.bank_mask.val();
         self.write_go.next =
             self.write_enable.val() && (self.write_reg.val() != self.reg_zero.val());
+        for _z in 0..self._wf {
+            for nl in self._lanes..(self._lanes + 1) {
+                for l in 0..self._lanes {
+                    self.write_q[l].clock.next = self.clock.val();
+                    self.write_q[l].d.next = self.write_data[l].val();
+                }
+                for b in 0..self._banks {
+                    self.same_reg[b].next = self.read_enable[b].val()
+                        && self.write_go.val()
+                        && (self.read_warp[b].val() == self.write_warp.val())
+                        && (self.read_reg[b].val() == self.write_reg.val());
+                    for l in 0..self._lanes {
+                        self.read_hit[b * nl + l].clock.next = self.clock.val();
+                        self.read_hit[b * nl + l].d.next =
+                            self.same_reg[b].val() && self.write_mask[l].val();
+                    }
+                }
+            }
+        }
         for b in 0..self._banks {
             self.read_zero[b].clock.next = self.clock.val();
             self.read_zero[b].d.next = self.read_zero[b].q.val();
@@ -363,6 +406,11 @@ impl Logic for RegisterFile {
                         && (self.write_bank.val() == self.k_bank[b].val())
                         && self.write_mask[l].val();
                     self.read_data[b * nl + l].next = self.ram[b * nl + l].read_data.val();
+                    for _z in 0..self._wf {
+                        if self.read_hit[b * nl + l].q.val() {
+                            self.read_data[b * nl + l].next = self.write_q[l].q.val();
+                        }
+                    }
                     if self.read_zero[b].q.val() {
                         self.read_data[b * nl + l].next = self.data_zero.val();
                     }

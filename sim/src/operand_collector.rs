@@ -6,9 +6,10 @@
 //! the state to the next cycle. The RTL (`warpforge_hdl::operand_collector`) is checked against
 //! it on every cycle.
 //!
-//! The model keeps values per architectural register, not per bank entry: a source read is
-//! granted in cycle `c` and its value is the register's value in `c` (a writeback to the same
-//! register in `c` is impossible, it would be in the same bank, and the writeback owns the bank).
+//! The model keeps values per architectural register, not per bank entry: a source read
+//! granted in cycle `c` takes the register's value *after* `c`'s writeback (with a shared
+//! write port no read is granted in the written bank, so this is the value before it as well;
+//! with a dedicated write port it is the write-first rule).
 
 use warpforge_config::{GpuConfig, RfLayout};
 
@@ -22,12 +23,23 @@ pub enum ReadPolicy {
     Parallel,
 }
 
+/// How the writeback reaches a bank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WritePort {
+    /// The writeback takes its bank for the cycle (no read granted there).
+    Shared,
+    /// Every bank has its own write port: reads ignore the writeback, and a read of the
+    /// register written in the same cycle sees the written lanes (write-first).
+    Dedicated,
+}
+
 /// Shape of the unit beyond the GPU configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OcShape {
     /// Source operands per instruction (1..=3).
     pub sources: usize,
     pub policy: ReadPolicy,
+    pub write_port: WritePort,
 }
 
 impl Default for OcShape {
@@ -35,6 +47,7 @@ impl Default for OcShape {
         OcShape {
             sources: 2,
             policy: ReadPolicy::InOrder,
+            write_port: WritePort::Shared,
         }
     }
 }
@@ -229,6 +242,8 @@ impl OperandCollector {
         if let Some(b) = written_bank {
             out.banks[b].write = true;
         }
+        // The bank whose port the writeback takes (none with a dedicated write port).
+        let blocked_bank = written_bank.filter(|_| self.shape.write_port == WritePort::Shared);
 
         // Read requests of this cycle: (cu, source) per bank.
         let mut requests: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nb];
@@ -263,13 +278,13 @@ impl OperandCollector {
             .collect();
         let free: Vec<bool> = self.cus.iter().map(|c| !c.busy).collect();
 
-        // Per-bank arbitration: the writeback owns its bank; otherwise round-robin over
-        // collector units from the bank's pointer, lowest source first within a unit.
+        // Per-bank arbitration: a shared-port writeback owns its bank; otherwise round-robin
+        // over collector units from the bank's pointer, lowest source first within a unit.
         for (b, reqs) in requests.iter().enumerate() {
             if reqs.is_empty() {
                 continue;
             }
-            if written_bank == Some(b) {
+            if blocked_bank == Some(b) {
                 out.banks[b].conflict = true;
                 continue;
             }
@@ -304,15 +319,37 @@ impl OperandCollector {
                 data,
                 accepted: inp.disp_ready,
             });
+            // The pointer moves past the offered unit whether or not it was accepted: a refused
+            // instruction does not hold back the others (no head-of-line blocking).
             if inp.disp_ready {
                 self.cus[i].busy = false;
-                self.disp_ptr = (i + 1) % nc;
-            } else {
-                self.disp_ptr = i;
             }
+            self.disp_ptr = (i + 1) % nc;
         }
 
-        // Apply the grants: the value is the register's value in this cycle.
+        // Forwarding (below) considers the sources pending at the start of the cycle.
+        let was_pending: Vec<Vec<bool>> = self
+            .cus
+            .iter()
+            .map(|c| c.srcs.iter().map(|s| s.pending).collect())
+            .collect();
+
+        // The write, then the grants: a grant reads the register as this cycle's writeback
+        // leaves it (write-first; a shared port never grants a read of the written bank).
+        if written_bank.is_some() {
+            assert!(
+                (wb.warp as usize) < self.warps,
+                "writeback to warp {} of {}",
+                wb.warp,
+                self.warps
+            );
+            let base = (wb.warp as usize * 32 + wb.rd as usize) * self.lanes;
+            for l in 0..self.lanes {
+                if wb.mask >> l & 1 == 1 {
+                    self.regs[base + l] = wb.data.get(l).copied().unwrap_or(0);
+                }
+            }
+        }
         for ev in &out.banks {
             if let Some((i, s)) = ev.grant {
                 let (warp, reg) = (self.cus[i].warp, self.cus[i].srcs[s].reg);
@@ -323,10 +360,11 @@ impl OperandCollector {
             }
         }
 
-        // Forwarding: a pending source of a unit busy at the start of the cycle whose register
-        // this cycle's writeback writes in every lane is collected from the writeback (its bank
-        // is the writeback's, so it was not granted this cycle); per source index, only the
-        // lowest-numbered such unit (one write port per source's forward store).
+        // Forwarding: a source pending at the start of the cycle, of a unit busy then, whose
+        // register this cycle's writeback writes in every lane is collected from the writeback
+        // (with a shared port its bank is the writeback's, so it was not granted this cycle;
+        // with a dedicated port a grant in this cycle read the same value); per source index,
+        // only the lowest-numbered such unit (one write port per source's forward store).
         let full = if self.lanes >= 32 {
             u32::MAX
         } else {
@@ -339,7 +377,7 @@ impl OperandCollector {
                     continue;
                 }
                 for (s, src) in cu.srcs.iter_mut().enumerate() {
-                    if src.pending && src.reg == wb.rd && !taken[s] {
+                    if was_pending[i][s] && src.reg == wb.rd && !taken[s] {
                         taken[s] = true;
                         src.pending = false;
                         src.data = (0..self.lanes)
@@ -373,21 +411,6 @@ impl OperandCollector {
             out.alloc = Some(i);
         }
 
-        // The write takes effect at the end of the cycle.
-        if written_bank.is_some() {
-            assert!(
-                (wb.warp as usize) < self.warps,
-                "writeback to warp {} of {}",
-                wb.warp,
-                self.warps
-            );
-            let base = (wb.warp as usize * 32 + wb.rd as usize) * self.lanes;
-            for l in 0..self.lanes {
-                if wb.mask >> l & 1 == 1 {
-                    self.regs[base + l] = wb.data.get(l).copied().unwrap_or(0);
-                }
-            }
-        }
         out
     }
 }
@@ -550,6 +573,66 @@ mod tests {
         assert_eq!(o.alloc, Some(0));
     }
 
+    /// Dedicated write port: a read granted in the cycle of a write to its register returns
+    /// the written lanes and the old value of the others; the written bank still grants its
+    /// read (no conflict).
+    #[test]
+    fn dedicated_write_port_is_write_first() {
+        let c = cfg(RfLayout::Naive, 2);
+        let shape = OcShape {
+            write_port: WritePort::Dedicated,
+            ..OcShape::default()
+        };
+        let mut oc = OperandCollector::new(&c, shape);
+        let lanes = c.lanes as usize;
+        let wb = |rd: u8, mask: u32, v: u32| WritebackIn {
+            valid: true,
+            warp: 1,
+            rd,
+            mask,
+            data: (0..lanes as u32).map(|l| v + l).collect(),
+        };
+        // r5 := 100 + lane, every lane.
+        oc.step(&OcInputs {
+            wb: wb(5, u32::MAX, 100),
+            ..Default::default()
+        });
+        // Issue a reader of r5 (and x0); it requests bank 1 in the next cycle.
+        let o = oc.step(&OcInputs {
+            issue: issue(1, &[5, 0], 7),
+            ..Default::default()
+        });
+        assert_eq!(o.alloc, Some(0));
+        // The cycle of its read: lanes 0 and 2 of r5 are written.
+        let o = oc.step(&OcInputs {
+            wb: wb(5, 0b101, 500),
+            disp_ready: true,
+            ..Default::default()
+        });
+        assert_eq!(
+            o.banks[1].grant,
+            Some((0, 0)),
+            "the written bank still grants"
+        );
+        assert!(o.banks[1].write && !o.banks[1].conflict);
+        let o = oc.step(&OcInputs {
+            disp_ready: true,
+            ..Default::default()
+        });
+        let d = o.dispatch.expect("dispatched the cycle after its read");
+        let want: Vec<u32> = (0..lanes as u32)
+            .map(|l| {
+                if l % 2 == 0 && l < 3 {
+                    500 + l
+                } else {
+                    100 + l
+                }
+            })
+            .collect();
+        assert_eq!(d.data[0], want);
+        assert_eq!(d.data[1], vec![0; lanes]);
+    }
+
     /// Book Fig. 3.17 on the reference model alone (the RTL test checks both).
     #[test]
     fn figure_3_17_schedule() {
@@ -557,6 +640,7 @@ mod tests {
         let shape = OcShape {
             sources: 3,
             policy: ReadPolicy::InOrder,
+            write_port: WritePort::Shared,
         };
         let mut oc = OperandCollector::new(&c, shape);
         // i1: add r1, r2, r5 (w1, w2, w3); i2: mad r4, r3, r7, r1 (w0).

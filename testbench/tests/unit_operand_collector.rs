@@ -23,7 +23,7 @@ use warpforge_hdl::operand_collector as hdl;
 use warpforge_hdl::{rename_top, verilog_of};
 use warpforge_sim::operand_collector::{
     BankEvent, Dispatch, IssueIn, OcInputs, OcOutputs, OcShape, OperandCollector, ReadPolicy,
-    WritebackIn, MAX_SOURCES,
+    WritePort, WritebackIn, MAX_SOURCES,
 };
 use warpforge_testbench::unit::{build_unit, lint, yosys_check, yosys_memory_count};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
@@ -73,9 +73,13 @@ fn variant(cfg: GpuConfig, layout: RfLayout, shape: OcShape) -> Variant {
         ReadPolicy::InOrder => "inorder",
         ReadPolicy::Parallel => "parallel",
     };
+    let port = match shape.write_port {
+        WritePort::Shared => "",
+        WritePort::Dedicated => "-wport",
+    };
     Variant {
         name: format!(
-            "{}-{}-{}src-{policy}",
+            "{}-{}-{}src-{policy}{port}",
             cfg.name,
             match layout {
                 RfLayout::Naive => "naive",
@@ -98,6 +102,23 @@ fn parallel3() -> OcShape {
     OcShape {
         sources: 3,
         policy: ReadPolicy::Parallel,
+        ..OcShape::default()
+    }
+}
+
+/// The SM's shape (`hdl::SM_SHAPE`): 3 sources, in-order reads, a write port per bank.
+fn sm_shape() -> OcShape {
+    let s = hdl::SM_SHAPE;
+    OcShape {
+        sources: s.sources,
+        policy: match s.policy {
+            hdl::ReadPolicy::InOrder => ReadPolicy::InOrder,
+            hdl::ReadPolicy::Parallel => ReadPolicy::Parallel,
+        },
+        write_port: match s.write_port {
+            hdl::WritePort::Shared => WritePort::Shared,
+            hdl::WritePort::Dedicated => WritePort::Dedicated,
+        },
     }
 }
 
@@ -107,6 +128,10 @@ fn hdl_shape(s: OcShape) -> hdl::OcShape {
         policy: match s.policy {
             ReadPolicy::InOrder => hdl::ReadPolicy::InOrder,
             ReadPolicy::Parallel => hdl::ReadPolicy::Parallel,
+        },
+        write_port: match s.write_port {
+            WritePort::Shared => hdl::WritePort::Shared,
+            WritePort::Dedicated => hdl::WritePort::Dedicated,
         },
     }
 }
@@ -142,6 +167,7 @@ fn static_checks_tiny() {
     for l in LAYOUTS {
         check_static(&variant(GpuConfig::tiny(), l, default_shape()));
         check_static(&variant(GpuConfig::tiny(), l, parallel3()));
+        check_static(&variant(GpuConfig::tiny(), l, sm_shape()));
     }
 }
 
@@ -154,6 +180,7 @@ fn operand_storage_is_memory() {
         (GpuConfig::tiny(), default_shape()),
         (GpuConfig::tiny(), parallel3()),
         (GpuConfig::small(), default_shape()),
+        (GpuConfig::small(), sm_shape()),
     ] {
         let v = variant(cfg, RfLayout::Swizzled, shape);
         let (b, l, s) = (
@@ -189,6 +216,7 @@ fn lint_corner_configurations() {
             OcShape {
                 sources: 1,
                 policy: ReadPolicy::InOrder,
+                write_port: WritePort::Dedicated,
             },
         ),
         (
@@ -199,18 +227,28 @@ fn lint_corner_configurations() {
             OcShape {
                 sources: 2,
                 policy: ReadPolicy::Parallel,
+                write_port: WritePort::Dedicated,
             },
         ),
     ];
     // The register file on its own, as the generator may emit it.
     for cfg in [GpuConfig::tiny(), GpuConfig::small()] {
-        let mut rf = warpforge_hdl::register_file::RegisterFile::new(&cfg);
-        let text = rename_top(
-            &verilog_of("register_file", &mut rf).expect("register file"),
-            "register_file",
-        );
-        lint("register_file", &text)
-            .unwrap_or_else(|e| panic!("register_file ({}): {e}", cfg.name));
+        for write_first in [false, true] {
+            let mut rf = warpforge_hdl::register_file::RegisterFile::with_ports(
+                warpforge_hdl::register_file::RfGeometry::new(&cfg),
+                write_first,
+            );
+            let text = rename_top(
+                &verilog_of("register_file", &mut rf).expect("register file"),
+                "register_file",
+            );
+            lint("register_file", &text).unwrap_or_else(|e| {
+                panic!(
+                    "register_file ({}, write-first {write_first}): {e}",
+                    cfg.name
+                )
+            });
+        }
     }
     for (warps, lanes, banks, collectors, shape) in corners {
         for l in LAYOUTS {
@@ -1004,25 +1042,30 @@ fn cosim_random_tiny() {
     for l in LAYOUTS {
         vs.push(variant(GpuConfig::tiny(), l, default_shape()));
         vs.push(variant(GpuConfig::tiny(), l, parallel3()));
+        vs.push(variant(GpuConfig::tiny(), l, sm_shape()));
     }
     // Sizes that are not powers of two: round-robin wrap-around, unused RAM rows.
-    vs.push(variant(
-        odd(3, 2, 2, 3),
-        RfLayout::Swizzled,
-        OcShape {
-            sources: 2,
-            policy: ReadPolicy::Parallel,
-        },
-    ));
+    for write_port in [WritePort::Shared, WritePort::Dedicated] {
+        vs.push(variant(
+            odd(3, 2, 2, 3),
+            RfLayout::Swizzled,
+            OcShape {
+                sources: 2,
+                policy: ReadPolicy::Parallel,
+                write_port,
+            },
+        ));
+    }
     cosim_all(&vs, 20_000);
 }
 
 #[test]
 fn cosim_random_small() {
-    let vs: Vec<_> = LAYOUTS
-        .iter()
-        .map(|&l| variant(GpuConfig::small(), l, default_shape()))
-        .collect();
+    // The book's shape on one layout, the SM's on the other.
+    let vs = [
+        variant(GpuConfig::small(), RfLayout::Naive, default_shape()),
+        variant(GpuConfig::small(), RfLayout::Swizzled, sm_shape()),
+    ];
     cosim_all(&vs, 20_000);
 }
 
@@ -1474,6 +1517,7 @@ fn figure_3_17_swizzled_layout_operand_collector() {
         OcShape {
             sources: 3,
             policy: ReadPolicy::InOrder,
+            write_port: WritePort::Shared,
         },
         &prog,
         &expect,
