@@ -1,5 +1,6 @@
 //! Decode: one instruction word to the control fields the SM needs (docs/isa.md §3,
-//! docs/microarch/sm.md). Purely combinational; the SM instantiates it at issue and at dispatch.
+//! docs/microarch/sm.md). Purely combinational; the SM instantiates it at issue (its fields
+//! for the units travel in the tag table, hdl/src/exec_fields.rs) and in fetch (pre-decode).
 //!
 //! The RTL decoder is written independently of `warpforge_isa::decode`; the unit test
 //! (`testbench/tests/unit_decode.rs`) compares the two on every opcode class and on random words.

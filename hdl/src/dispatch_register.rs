@@ -1,8 +1,8 @@
 //! `DispatchRegister`: the pipeline register between dispatch and the execution units
 //! (docs/microarch/sm.md, "Stages and latencies").
 //!
-//! An instruction dispatched in cycle `D` (operand collector handshake, tag-table read and
-//! decode in `D`) is held here during `D + 1`, when it enters its unit: the ALU, multiplier,
+//! An instruction dispatched in cycle `D` (operand collector handshake and tag-table read of
+//! its decoded fields in `D`) is held here during `D + 1`, when it enters its unit: the ALU, multiplier,
 //! divider, load/store unit and branch unit see only registered inputs, so no path runs from
 //! the operand collector's selection through decode into a unit's datapath (address
 //! generation, fault checks, the ALU). The register never stalls: dispatch only fires when
@@ -53,7 +53,7 @@ pub struct DispatchRegister<const L: usize> {
     pub e_csr: Signal<Out, Bits<32>>,
     pub e_recon: Signal<Out, Bits<32>>,
     pub e_smem: Signal<Out, Bits<32>>,
-    // ---- decoded fields (hdl/src/decode.rs) the units need
+    // ---- decoded fields (hdl/src/decode.rs, carried by the tag table: hdl/src/exec_fields.rs)
     pub d_alu_op: Signal<In, Bits<4>>,
     pub d_cmp: Signal<In, Bits<3>>,
     pub d_md_op: Signal<In, Bits<2>>,

@@ -18,6 +18,7 @@ pub mod cta_launch;
 pub mod decode;
 pub mod dispatch_register;
 pub mod divider;
+pub mod exec_fields;
 pub mod fault_capture;
 pub mod fetch;
 pub mod load_store_unit;

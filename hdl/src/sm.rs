@@ -21,6 +21,7 @@ use crate::decode::{
 };
 use crate::dispatch_register::DispatchRegister;
 use crate::divider::Divider;
+use crate::exec_fields::{ExecPack, ExecUnpack};
 use crate::fault_capture::FaultCapture;
 use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
@@ -37,7 +38,7 @@ use crate::writeback::Writeback;
 use crate::{BitPack, Unused, WordPack};
 
 /// One-bit outputs of sub-blocks the SM does not use, besides the per-lane / per-warp / per-bank ones.
-const U1_FIXED: usize = 26;
+const U1_FIXED: usize = 7;
 
 /// CTA launch states.
 
@@ -124,7 +125,10 @@ pub struct Sm<const L: usize> {
     fetch: Fetch,
     dec_h: Vec<HeadFields>,
     dec_i: Decoder,
-    dec_d: Decoder,
+    /// The decoded fields the units need, packed at issue into the tag table and unpacked at
+    /// dispatch (no second decoder after the collector's choice and the tag read).
+    ex_i: ExecPack,
+    ex_d: ExecUnpack,
     sb: Scoreboard,
     sched: Scheduler,
     oc: OperandCollector,
@@ -162,13 +166,9 @@ pub struct Sm<const L: usize> {
     pk_long: BitPack<64>,
     u1: Unused<Bit>,
     u2: Unused<Bits<2>>,
-    u3: Unused<Bits<3>>,
-    u4: Unused<Bits<4>>,
-    u5: Unused<Bits<5>>,
     u6: Unused<Bits<6>>,
     u8: Unused<Bits<8>>,
     u9: Unused<Bits<9>>,
-    u12: Unused<Bits<12>>,
     u32: Unused<Bits<32>>,
     u_mask: Unused<Bits<L>>,
     /// The SIMT stack's `full[w]`, read by the branch unit only when it can overflow.
@@ -248,7 +248,6 @@ pub struct Sm<const L: usize> {
     i_stack_off: Signal<Local, Bits<32>>,
     td: Signal<Local, Bits<8>>,
     d_pc: Signal<Local, Bits<32>>,
-    d_instr: Signal<Local, Bits<32>>,
     d_recon: Signal<Local, Bits<32>>,
     d_csr: Signal<Local, Bits<32>>,
     d_mask: Signal<Local, Bits<L>>,
@@ -447,7 +446,8 @@ impl<const L: usize> Sm<L> {
             fetch: Fetch::new(cfg),
             dec_h: (0..w).map(|_| HeadFields::new()).collect(),
             dec_i: Decoder::new(),
-            dec_d: Decoder::new(),
+            ex_i: ExecPack::default(),
+            ex_d: ExecUnpack::default(),
             sb: Scoreboard::new(cfg),
             sched: Scheduler::new(cfg),
             oc: OperandCollector::with_shape(cfg, SM_SHAPE),
@@ -481,16 +481,12 @@ impl<const L: usize> Sm<L> {
             pk_ready: BitPack::new(w),
             pk_launch: BitPack::new(w),
             pk_long: BitPack::new(w),
-            u1: Unused::new(U1_FIXED + L + 2 * w + (cfg.rf_banks as usize) * 2 + 2),
-            u2: Unused::new(3 + cfg.rf_banks as usize),
-            u3: Unused::new(2),
-            u4: Unused::new(1),
-            u5: Unused::new(3),
+            u1: Unused::new(U1_FIXED + L + 2 * w + (cfg.rf_banks as usize) * 2 + 1),
+            u2: Unused::new(cfg.rf_banks as usize),
             u6: Unused::new(3 + cfg.rf_banks as usize),
             u8: Unused::new(1),
             u9: Unused::new(w),
-            u12: Unused::new(1),
-            u32: Unused::new(3),
+            u32: Unused::new(2),
             u_mask: Unused::new(1),
             u_full: Unused::new(w),
             w_launched: RegVec::new(w),
@@ -545,7 +541,6 @@ impl<const L: usize> Sm<L> {
             i_stack_off: Default::default(),
             td: Default::default(),
             d_pc: Default::default(),
-            d_instr: Default::default(),
             d_recon: Default::default(),
             d_csr: Default::default(),
             d_mask: Default::default(),
@@ -962,12 +957,11 @@ impl<const L: usize> Logic for Sm<L> {
                     self.td.next = self.oc.disp_payload.val().get_bits::<8>(0);
                     self.tags.disp_tag.next = self.td.val();
                     self.d_pc.next = self.tags.disp_pc.val();
-                    self.d_instr.next = self.tags.disp_instr.val();
+                    self.ex_d.d.next = self.tags.disp_exec.val();
                     self.d_recon.next = self.tags.disp_recon.val();
                     self.d_csr.next = self.tags.disp_csr.val();
                     self.d_mask.next = self.tags.disp_mask.val();
                     self.d_ends.next = self.tags.disp_ends.val();
-                    self.dec_d.word.next = self.d_instr.val();
                     self.d_cta.next = self.launch.slot.val();
                     for w in 0..self._warps {
                         if self.oc.disp_warp.val() == self.k_wid[w].val() {
@@ -1075,14 +1069,14 @@ impl<const L: usize> Logic for Sm<L> {
                         if self.d_fire.val() & self.need_alu.val() {
                             self.rel_valid.d[na - 1].next = true;
                             self.rel_warp.d[na - 1].next = self.oc.disp_warp.val();
-                            self.rel_rd.d[na - 1].next = self.dec_d.rd.val();
+                            self.rel_rd.d[na - 1].next = self.ex_d.rd.val();
                         }
                     }
                     for nm in self._mul_lat..(self._mul_lat + 1) {
                         if self.d_fire.val() & self.need_mul.val() {
                             self.rel_valid.d[nm - 1].next = true;
                             self.rel_warp.d[nm - 1].next = self.oc.disp_warp.val();
-                            self.rel_rd.d[nm - 1].next = self.dec_d.rd.val();
+                            self.rel_rd.d[nm - 1].next = self.ex_d.rd.val();
                         }
                     }
                     if self.reset.val() {
@@ -1104,25 +1098,25 @@ impl<const L: usize> Logic for Sm<L> {
                     self.dreg.d_csr.next = self.d_csr.val();
                     self.dreg.d_recon.next = self.d_recon.val();
                     self.dreg.d_smem.next = self.d_smem.val();
-                    self.dreg.d_alu_op.next = self.dec_d.alu_op.val();
-                    self.dreg.d_cmp.next = self.dec_d.cmp.val();
-                    self.dreg.d_md_op.next = self.dec_d.md_op.val();
-                    self.dreg.d_mem_size.next = self.dec_d.mem_size.val();
-                    self.dreg.d_csr_step.next = self.dec_d.csr_step.val();
-                    self.dreg.d_imm.next = self.dec_d.imm.val();
-                    self.dreg.d_a_pc.next = self.dec_d.a_pc.val();
-                    self.dreg.d_a_zero.next = self.dec_d.a_zero.val();
-                    self.dreg.d_b_imm.next = self.dec_d.b_imm.val();
-                    self.dreg.d_b_four.next = self.dec_d.b_four.val();
-                    self.dreg.d_is_csr.next = self.dec_d.is_csr.val();
-                    self.dreg.d_is_store.next = self.dec_d.is_store.val();
-                    self.dreg.d_mem_unsigned.next = self.dec_d.mem_unsigned.val();
-                    self.dreg.d_is_jalr.next = self.dec_d.is_jalr.val();
-                    self.dreg.d_is_branch.next = self.dec_d.is_branch.val();
-                    self.dreg.d_is_jal.next = self.dec_d.is_jal.val();
-                    self.dreg.d_is_exit.next = self.dec_d.is_exit.val();
-                    self.dreg.d_is_tmc.next = self.dec_d.is_tmc.val();
-                    self.dreg.d_rd_valid.next = self.dec_d.rd_valid.val();
+                    self.dreg.d_alu_op.next = self.ex_d.alu_op.val();
+                    self.dreg.d_cmp.next = self.ex_d.cmp.val();
+                    self.dreg.d_md_op.next = self.ex_d.md_op.val();
+                    self.dreg.d_mem_size.next = self.ex_d.mem_size.val();
+                    self.dreg.d_csr_step.next = self.ex_d.csr_step.val();
+                    self.dreg.d_imm.next = self.ex_d.imm.val();
+                    self.dreg.d_a_pc.next = self.ex_d.a_pc.val();
+                    self.dreg.d_a_zero.next = self.ex_d.a_zero.val();
+                    self.dreg.d_b_imm.next = self.ex_d.b_imm.val();
+                    self.dreg.d_b_four.next = self.ex_d.b_four.val();
+                    self.dreg.d_is_csr.next = self.ex_d.is_csr.val();
+                    self.dreg.d_is_store.next = self.ex_d.is_store.val();
+                    self.dreg.d_mem_unsigned.next = self.ex_d.mem_unsigned.val();
+                    self.dreg.d_is_jalr.next = self.ex_d.is_jalr.val();
+                    self.dreg.d_is_branch.next = self.ex_d.is_branch.val();
+                    self.dreg.d_is_jal.next = self.ex_d.is_jal.val();
+                    self.dreg.d_is_exit.next = self.ex_d.is_exit.val();
+                    self.dreg.d_is_tmc.next = self.ex_d.is_tmc.val();
+                    self.dreg.d_rd_valid.next = self.ex_d.rd_valid.val();
                     for i in 0..(3 * self._lanes) {
                         self.dreg.d_data[i].next = self.oc.disp_data[i].val();
                     }
@@ -1259,7 +1253,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.wb.disp_div.next = self.d_fire.val() & self.need_div.val();
                     self.wb.disp_lsu.next = self.d_fire.val() & self.need_lsu.val();
                     self.wb.disp_warp.next = self.oc.disp_warp.val();
-                    self.wb.disp_rd.next = self.dec_d.rd.val();
+                    self.wb.disp_rd.next = self.ex_d.rd.val();
                     self.wb_warp.next = self.wb.warp.val();
                     self.wb_rd.next = self.wb.rd.val();
                     self.wb_instr.next = self.tags.wb_instr.val();
@@ -1334,6 +1328,27 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tags.alloc_warp.next = self.g.val();
                     self.tags.alloc_pc.next = self.i_pc.val();
                     self.tags.alloc_instr.next = self.i_word.val();
+                    self.ex_i.imm.next = self.dec_i.imm.val();
+                    self.ex_i.alu_op.next = self.dec_i.alu_op.val();
+                    self.ex_i.cmp.next = self.dec_i.cmp.val();
+                    self.ex_i.md_op.next = self.dec_i.md_op.val();
+                    self.ex_i.mem_size.next = self.dec_i.mem_size.val();
+                    self.ex_i.csr_step.next = self.dec_i.csr_step.val();
+                    self.ex_i.rd.next = self.dec_i.rd.val();
+                    self.ex_i.rd_valid.next = self.dec_i.rd_valid.val();
+                    self.ex_i.a_pc.next = self.dec_i.a_pc.val();
+                    self.ex_i.a_zero.next = self.dec_i.a_zero.val();
+                    self.ex_i.b_imm.next = self.dec_i.b_imm.val();
+                    self.ex_i.b_four.next = self.dec_i.b_four.val();
+                    self.ex_i.is_csr.next = self.dec_i.is_csr.val();
+                    self.ex_i.is_store.next = self.dec_i.is_store.val();
+                    self.ex_i.mem_unsigned.next = self.dec_i.mem_unsigned.val();
+                    self.ex_i.is_jalr.next = self.dec_i.is_jalr.val();
+                    self.ex_i.is_branch.next = self.dec_i.is_branch.val();
+                    self.ex_i.is_jal.next = self.dec_i.is_jal.val();
+                    self.ex_i.is_exit.next = self.dec_i.is_exit.val();
+                    self.ex_i.is_tmc.next = self.dec_i.is_tmc.val();
+                    self.tags.alloc_exec.next = self.ex_i.q.val();
                     self.tags.alloc_recon.next = self.i_recon.val();
                     self.tags.alloc_csr.next = self.i_csr.val();
                     self.tags.alloc_mask.next = self.i_mask.val();
@@ -1546,59 +1561,28 @@ impl<const L: usize> Logic for Sm<L> {
 
                     // ---------------- outputs of sub-blocks this SM does not use
                     self.u1.d[0].next = self.dec_i.is_load.val();
-                    self.u1.d[1].next = self.dec_i.is_store.val();
-                    self.u1.d[2].next = self.dec_i.is_jal.val();
-                    self.u1.d[3].next = self.dec_i.is_jalr.val();
-                    self.u1.d[4].next = self.dec_i.is_csr.val();
-                    self.u1.d[5].next = self.dec_i.is_exit.val();
-                    self.u1.d[6].next = self.dec_i.is_tmc.val();
-                    self.u1.d[7].next = self.dec_i.is_control.val();
-                    self.u1.d[8].next = self.dec_i.mem_unsigned.val();
-                    self.u1.d[9].next = self.dec_i.a_pc.val();
-                    self.u1.d[10].next = self.dec_i.a_zero.val();
-                    self.u1.d[11].next = self.dec_i.b_imm.val();
-                    self.u1.d[12].next = self.dec_i.b_four.val();
-                    self.u1.d[13].next = self.dec_d.illegal.val();
-                    self.u1.d[14].next = self.dec_d.is_ecall.val();
-                    self.u1.d[15].next = self.dec_d.is_ebreak.val();
-                    self.u1.d[16].next = self.dec_d.is_load.val();
-                    self.u1.d[17].next = self.dec_d.is_bar.val();
-                    self.u1.d[18].next = self.dec_d.rs1_valid.val();
-                    self.u1.d[19].next = self.dec_d.rs2_valid.val();
-                    self.u1.d[20].next = self.fetch.ev_fetch.val();
-                    self.u1.d[21].next = self.oc.ev_alloc.val();
-                    self.u1.d[22].next = self.stack.dbg_valid.val();
-                    self.u1.d[23].next = self.stack.overflow.val();
-                    self.u1.d[24].next = self.slot.q[0].val();
-                    self.u1.d[25].next = self.dec_i.illegal.val()
-                        & (self.dec_d.is_control.val() | self.d_ends.val());
+                    self.u1.d[1].next = self.fetch.ev_fetch.val();
+                    self.u1.d[2].next = self.oc.ev_alloc.val();
+                    self.u1.d[3].next = self.stack.dbg_valid.val();
+                    self.u1.d[4].next = self.stack.overflow.val();
+                    self.u1.d[5].next = self.slot.q[0].val();
+                    self.u1.d[6].next = self.dec_i.illegal.val() & self.d_ends.val();
                     for l in 0..self._lanes {
-                        self.u1.d[26 + l].next = self.alu.out_taken[l].val();
+                        self.u1.d[7 + l].next = self.alu.out_taken[l].val();
                     }
                     for w in 0..self._warps {
-                        self.u1.d[26 + nl + w].next = self.sched.grant[w].val();
-                        self.u1.d[26 + nl + nw2 + w].next =
+                        self.u1.d[7 + nl + w].next = self.sched.grant[w].val();
+                        self.u1.d[7 + nl + nw2 + w].next =
                             self.dec_h[w].is_branch.val() & self.dec_h[w].is_bar.val();
                     }
                     for b in 0..self._banks {
-                        self.u1.d[26 + nl + nw2 + nw2 + b].next = self.oc.ev_grant[b].val();
-                        self.u1.d[26 + nl + nw2 + nw2 + nb + b].next = self.oc.ev_write[b].val();
-                        self.u2.d[3 + b].next = self.oc.ev_grant_src[b].val();
+                        self.u1.d[7 + nl + nw2 + nw2 + b].next = self.oc.ev_grant[b].val();
+                        self.u1.d[7 + nl + nw2 + nw2 + nb + b].next = self.oc.ev_write[b].val();
+                        self.u2.d[b].next = self.oc.ev_grant_src[b].val();
                         self.u6.d[2 + b].next = self.oc.ev_grant_cu[b].val();
                     }
-                    self.u1.d[26 + nl + nw2 + nw2 + nb + nb].next =
+                    self.u1.d[7 + nl + nw2 + nw2 + nb + nb].next =
                         self.dec_i.is_ecall.val() & self.dec_i.is_ebreak.val();
-                    self.u1.d[27 + nl + nw2 + nw2 + nb + nb].next =
-                        self.dec_d.is_csr.val() & self.dec_i.is_branch.val();
-                    self.u2.d[0].next = self.dec_i.md_op.val();
-                    self.u2.d[1].next = self.dec_i.mem_size.val();
-                    self.u2.d[2].next = self.dec_i.csr_step.val();
-                    self.u3.d[0].next = self.dec_i.unit.val() ^ self.dec_d.unit.val();
-                    self.u3.d[1].next = self.dec_i.cmp.val();
-                    self.u4.d[0].next = self.dec_i.alu_op.val();
-                    self.u5.d[0].next = self.dec_i.rs1.val() ^ self.dec_d.rd.val();
-                    self.u5.d[1].next = self.dec_d.rs1.val();
-                    self.u5.d[2].next = self.dec_d.rs2.val();
                     self.u6.d[0].next = self.fetch.ev_fetch_warp.val();
                     self.u6.d[2 + nb].next = self.lsu.out_warp.val();
                     self.u6.d[1].next = self.oc.disp_cu.val() ^ self.oc.ev_alloc_cu.val();
@@ -1606,10 +1590,8 @@ impl<const L: usize> Logic for Sm<L> {
                     for w in 0..self._warps {
                         self.u9.d[w].next = self.stack.depth[w].val();
                     }
-                    self.u12.d[0].next = self.dec_d.csr.val();
-                    self.u32.d[0].next = self.dec_i.imm.val();
-                    self.u32.d[1].next = self.stack.dbg_pc.val();
-                    self.u32.d[2].next = self.stack.dbg_rpc.val();
+                    self.u32.d[0].next = self.stack.dbg_pc.val();
+                    self.u32.d[1].next = self.stack.dbg_rpc.val();
                     self.u_mask.d[0].next = self.stack.dbg_mask.val();
 
                     // ---------------- counters

@@ -1,7 +1,7 @@
 //! Tag table of one SM (docs/microarch/sm.md, "Tags"): every issued instruction holds a tag
 //! until it completes; the entry keeps what later stages need and the issue record already
-//! carried (warp, PC, instruction word, reconvergence sidecar, CSR value, lane mask, "ends the
-//! warp"). The destination register is not kept here: the writeback carries it in registers
+//! carried (warp, PC, instruction word, the decoded fields the execution units need
+//! (hdl/src/exec_fields.rs), reconvergence sidecar, CSR value, lane mask, "ends the warp"). The destination register is not kept here: the writeback carries it in registers
 //! of its own (hdl/src/writeback.rs), so the register file's write does not wait for a read.
 //!
 //! * `free_tag` is the lowest tag whose entry is free in the registered state (0 when none is),
@@ -12,7 +12,9 @@
 //!   collector's dispatch of an instruction with no writeback, the writeback, the LSU's store
 //!   completion). An allocation of the same entry in the same cycle wins.
 //! * Reads (combinational, 0 for a tag outside the table): the dispatch port (`disp_tag`), the
-//!   writeback port (`wb_tag`) and the fault port (`fault_tag`). The fields written only at
+//!   writeback port (`wb_tag`) and the fault port (`fault_tag`). `disp_exec` alone is the RAM
+//!   word as it is (undefined for a tag outside the table, which the SM never dispatches):
+//!   it is on the dispatch's critical path, and a gate would add a logic level. The fields written only at
 //!   allocation (PC, instruction, sidecar, CSR value, mask) are in distributed RAM
 //!   ([`LutRam`], one copy per reading port): an entry's fields read through a RAM's own
 //!   address decoder instead of a `tags`-way multiplexer of flip-flops. Validity, warp (compared
@@ -22,6 +24,7 @@
 use crate::sigs;
 use rust_hdl::prelude::*;
 
+use crate::exec_fields::EXEC_BITS;
 use crate::lut_ram::LutRam;
 use crate::scoreboard::{RegVec, WARP_BITS};
 
@@ -43,6 +46,7 @@ pub struct TagTable<const L: usize> {
     pub alloc_warp: Signal<In, Bits<WARP_BITS>>,
     pub alloc_pc: Signal<In, Bits<32>>,
     pub alloc_instr: Signal<In, Bits<32>>,
+    pub alloc_exec: Signal<In, Bits<EXEC_BITS>>,
     pub alloc_recon: Signal<In, Bits<32>>,
     pub alloc_csr: Signal<In, Bits<32>>,
     pub alloc_mask: Signal<In, Bits<L>>,
@@ -51,7 +55,7 @@ pub struct TagTable<const L: usize> {
     pub rel_tag: Vec<Signal<In, Bits<TAG_BITS>>>,
     pub disp_tag: Signal<In, Bits<TAG_BITS>>,
     pub disp_pc: Signal<Out, Bits<32>>,
-    pub disp_instr: Signal<Out, Bits<32>>,
+    pub disp_exec: Signal<Out, Bits<EXEC_BITS>>,
     pub disp_recon: Signal<Out, Bits<32>>,
     pub disp_csr: Signal<Out, Bits<32>>,
     pub disp_mask: Signal<Out, Bits<L>>,
@@ -64,10 +68,10 @@ pub struct TagTable<const L: usize> {
     t_warp: RegVec<Bits<WARP_BITS>>,
     t_ends: RegVec<Bit>,
     /// The fields written once at allocation and only read afterwards: distributed RAM with one
-    /// read port per reader (`pc`: dispatch, fault; `instr`: dispatch, writeback; the
-    /// rest: dispatch).
+    /// read port per reader (`pc`: dispatch, fault; `instr`: writeback; the rest: dispatch).
     ram_pc: LutRam<32, TAG_BITS>,
     ram_instr: LutRam<32, TAG_BITS>,
+    ram_exec: LutRam<EXEC_BITS, TAG_BITS>,
     ram_recon: LutRam<32, TAG_BITS>,
     ram_csr: LutRam<32, TAG_BITS>,
     ram_mask: LutRam<L, TAG_BITS>,
@@ -108,6 +112,7 @@ impl<const L: usize> TagTable<L> {
             alloc_warp: Default::default(),
             alloc_pc: Default::default(),
             alloc_instr: Default::default(),
+            alloc_exec: Default::default(),
             alloc_recon: Default::default(),
             alloc_csr: Default::default(),
             alloc_mask: Default::default(),
@@ -116,7 +121,7 @@ impl<const L: usize> TagTable<L> {
             rel_tag: sigs(RELEASE_PORTS),
             disp_tag: Default::default(),
             disp_pc: Default::default(),
-            disp_instr: Default::default(),
+            disp_exec: Default::default(),
             disp_recon: Default::default(),
             disp_csr: Default::default(),
             disp_mask: Default::default(),
@@ -129,7 +134,8 @@ impl<const L: usize> TagTable<L> {
             t_warp: RegVec::new(tags),
             t_ends: RegVec::new(tags),
             ram_pc: LutRam::new(addr_bits, 2),
-            ram_instr: LutRam::new(addr_bits, 2),
+            ram_instr: LutRam::new(addr_bits, 1),
+            ram_exec: LutRam::new(addr_bits, 1),
             ram_recon: LutRam::new(addr_bits, 1),
             ram_csr: LutRam::new(addr_bits, 1),
             ram_mask: LutRam::new(addr_bits, 1),
@@ -161,6 +167,7 @@ impl<const L: usize> Logic for TagTable<L> {
         self.t_ends.clock.next = self.clock.val();
         self.ram_pc.clock.next = self.clock.val();
         self.ram_instr.clock.next = self.clock.val();
+        self.ram_exec.clock.next = self.clock.val();
         self.ram_recon.clock.next = self.clock.val();
         self.ram_csr.clock.next = self.clock.val();
         self.ram_mask.clock.next = self.clock.val();
@@ -195,6 +202,9 @@ impl<const L: usize> Logic for TagTable<L> {
         self.ram_instr.we.next = self.alloc_valid.val();
         self.ram_instr.waddr.next = self.free_tag.val();
         self.ram_instr.wdata.next = self.alloc_instr.val();
+        self.ram_exec.we.next = self.alloc_valid.val();
+        self.ram_exec.waddr.next = self.free_tag.val();
+        self.ram_exec.wdata.next = self.alloc_exec.val();
         self.ram_recon.we.next = self.alloc_valid.val();
         self.ram_recon.waddr.next = self.free_tag.val();
         self.ram_recon.wdata.next = self.alloc_recon.val();
@@ -210,27 +220,26 @@ impl<const L: usize> Logic for TagTable<L> {
         self.wb_in.next = self.wb_tag.val() < self.k_tags.val();
         self.fault_in.next = self.fault_tag.val() < self.k_tags.val();
         self.ram_pc.raddr[0].next = self.disp_tag.val();
-        self.ram_instr.raddr[0].next = self.disp_tag.val();
+        self.ram_exec.raddr[0].next = self.disp_tag.val();
         self.ram_recon.raddr[0].next = self.disp_tag.val();
         self.ram_csr.raddr[0].next = self.disp_tag.val();
         self.ram_mask.raddr[0].next = self.disp_tag.val();
-        self.ram_instr.raddr[1].next = self.wb_tag.val();
+        self.ram_instr.raddr[0].next = self.wb_tag.val();
         self.ram_pc.raddr[1].next = self.fault_tag.val();
         self.disp_pc.next = self.k_zero32.val();
-        self.disp_instr.next = self.k_zero32.val();
+        self.disp_exec.next = self.ram_exec.rdata[0].val();
         self.disp_recon.next = self.k_zero32.val();
         self.disp_csr.next = self.k_zero32.val();
         self.disp_mask.next = self.k_zero_mask.val();
         if self.disp_in.val() {
             self.disp_pc.next = self.ram_pc.rdata[0].val();
-            self.disp_instr.next = self.ram_instr.rdata[0].val();
             self.disp_recon.next = self.ram_recon.rdata[0].val();
             self.disp_csr.next = self.ram_csr.rdata[0].val();
             self.disp_mask.next = self.ram_mask.rdata[0].val();
         }
         self.wb_instr.next = self.k_zero32.val();
         if self.wb_in.val() {
-            self.wb_instr.next = self.ram_instr.rdata[1].val();
+            self.wb_instr.next = self.ram_instr.rdata[0].val();
         }
         self.fault_pc.next = self.k_zero32.val();
         if self.fault_in.val() {

@@ -6,6 +6,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use warpforge_hdl::exec_fields::EXEC_BITS;
 use warpforge_hdl::tag_table::{tag_table_verilog, RELEASE_PORTS};
 use warpforge_testbench::unit::{
     assert_yosys_accepts, build_unit, lint, unit_seed, yosys_memory_count,
@@ -14,22 +15,27 @@ use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 const LANES: usize = 4;
 
-/// One entry: warp, pc, instr, recon, csr, mask, ends.
+/// One entry: warp, pc, instr, exec (the packed decoded fields), recon, csr, mask, ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 struct Entry {
     warp: u64,
     pc: u64,
     instr: u64,
+    exec: u64,
     recon: u64,
     csr: u64,
     mask: u64,
     ends: u64,
 }
 
-const ALLOC: [&str; 7] = ["warp", "pc", "instr", "recon", "csr", "mask", "ends"];
+const ALLOC: [&str; 8] = [
+    "warp", "pc", "instr", "exec", "recon", "csr", "mask", "ends",
+];
 
-fn fields(e: &Entry) -> [u64; 7] {
-    [e.warp, e.pc, e.instr, e.recon, e.csr, e.mask, e.ends]
+fn fields(e: &Entry) -> [u64; 8] {
+    [
+        e.warp, e.pc, e.instr, e.exec, e.recon, e.csr, e.mask, e.ends,
+    ]
 }
 
 fn port(m: &LoadedModel, name: &str) -> PortId {
@@ -57,10 +63,11 @@ fn run(tags: usize, warps: usize, seed: u64) {
     let busy: Vec<PortId> = (0..warps).map(|w| p(&format!("busy${w}"))).collect();
     let (free_tag, any_free) = (p("free_tag"), p("any_free"));
     let (disp_tag, wb_tag, fault_tag) = (p("disp_tag"), p("wb_tag"), p("fault_tag"));
-    let disp: Vec<PortId> = ["pc", "instr", "recon", "csr", "mask", "ends"]
+    let disp: Vec<PortId> = ["pc", "recon", "csr", "mask", "ends"]
         .iter()
         .map(|f| p(&format!("disp_{f}")))
         .collect();
+    let disp_exec = p("disp_exec");
     let wb_instr = p("wb_instr");
     let fault_pc = p("fault_pc");
 
@@ -80,6 +87,7 @@ fn run(tags: usize, warps: usize, seed: u64) {
             warp: rng.gen_range(0..warps as u64),
             pc: u64::from(rng.gen::<u32>()),
             instr: u64::from(rng.gen::<u32>()),
+            exec: rng.gen::<u64>() >> (64 - EXEC_BITS),
             recon: u64::from(rng.gen::<u32>()),
             csr: u64::from(rng.gen::<u32>()),
             mask: rng.gen_range(0..1 << LANES),
@@ -123,9 +131,18 @@ fn run(tags: usize, warps: usize, seed: u64) {
         let out_of_table = |t: u64| t as usize >= tags;
         if valid(reads[0]) || out_of_table(reads[0]) {
             let d = entry(reads[0]);
-            let want = [d.pc, d.instr, d.recon, d.csr, d.mask, d.ends];
+            let want = [d.pc, d.recon, d.csr, d.mask, d.ends];
             let got: Vec<u64> = disp.iter().map(|&q| m.get(q)).collect();
             assert_eq!(got, want, "{ctx}: dispatch read of tag {}", reads[0]);
+        }
+        // The decoded fields are read ungated: defined for an entry of the table only.
+        if valid(reads[0]) {
+            assert_eq!(
+                m.get(disp_exec),
+                entry(reads[0]).exec,
+                "{ctx}: dispatch read of the decoded fields of tag {}",
+                reads[0]
+            );
         }
         if valid(reads[1]) || out_of_table(reads[1]) {
             assert_eq!(
@@ -168,13 +185,13 @@ fn allocation_release_and_reads_match_the_reference() {
 }
 
 /// The fields written at allocation are RAM, not flip-flops: yosys infers one memory per field
-/// (PC, instruction, sidecar, CSR value, mask) for the tag counts of the presets.
+/// (PC, instruction, decoded fields, sidecar, CSR value, mask) for the tag counts of the presets.
 #[test]
 fn fields_are_inferred_as_memories() {
     for (tags, warps) in [(7, 4), (13, 8), (21, 48)] {
         let top = format!("tag_table_mem_t{tags}_w{warps}");
         let verilog = tag_table_verilog::<LANES>(tags, warps, &top).expect("generate");
         let n = yosys_memory_count(&top, &verilog).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(n, 5, "{tags} tags: {n} memories");
+        assert_eq!(n, 6, "{tags} tags: {n} memories");
     }
 }
