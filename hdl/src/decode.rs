@@ -515,11 +515,14 @@ pub fn decoder_verilog(name: &str) -> Result<String, HdlError> {
     Ok(rename_top(&verilog_of("decoder", &mut uut)?, name))
 }
 
-/// The fields of an I-buffer head that the issue checks need (scoreboard sources and
-/// destination, barrier, branch), one per warp. Cheaper than a full [`Decoder`]: it looks at the
-/// opcode only, so for an illegal word it may report sources or a destination the full decoder
-/// would not. That only delays the illegal instruction's issue (it faults at issue, decoded in
-/// full); for every legal word the fields equal the full decoder's (`testbench/tests/unit_decode.rs`).
+/// The fields of an I-buffer head that the issue checks and the issue actions need (scoreboard
+/// sources and destination, barrier, branch, the unit route), one per warp: the issue stage
+/// takes the granted warp's fields from these instead of decoding after the warp choice.
+/// Cheaper than a full [`Decoder`]: it looks at the opcode (and funct7 for the route) only, so
+/// for an illegal word it may report sources, a destination or a route the full decoder would
+/// not. That only delays the illegal instruction's issue check (it stops the GPU at issue
+/// instead of issuing: fetch's `head_stops`); for every legal word the fields equal the full
+/// decoder's (`testbench/tests/unit_decode.rs`, `head_fields_match_the_isa_decoder`).
 #[derive(LogicBlock)]
 pub struct HeadFields {
     pub word: Signal<In, Bits<32>>,
@@ -531,8 +534,17 @@ pub struct HeadFields {
     pub rs2_valid: Signal<Out, Bit>,
     pub is_bar: Signal<Out, Bit>,
     pub is_branch: Signal<Out, Bit>,
+    /// The route: the result comes from the ALU / multiplier / divider and writes a register;
+    /// the instruction goes to the load/store unit; it may change the warp's PC or mask
+    /// (branch, jal, jalr, exit, tmc).
+    pub to_alu: Signal<Out, Bit>,
+    pub to_mul: Signal<Out, Bit>,
+    pub to_div: Signal<Out, Bit>,
+    pub to_lsu: Signal<Out, Bit>,
+    pub is_control: Signal<Out, Bit>,
     opcode: Signal<Local, Bits<7>>,
     f3: Signal<Local, Bits<3>>,
+    muldiv: Signal<Local, Bit>,
     k_lui: Constant<Bits<7>>,
     k_auipc: Constant<Bits<7>>,
     k_jal: Constant<Bits<7>>,
@@ -549,6 +561,7 @@ pub struct HeadFields {
     k_f3_2: Constant<Bits<3>>,
     k_zero5: Constant<Bits<5>>,
     k_f7_zero: Constant<Bits<7>>,
+    k_f7_muldiv: Constant<Bits<7>>,
 }
 
 impl Default for HeadFields {
@@ -569,8 +582,14 @@ impl HeadFields {
             rs2_valid: Default::default(),
             is_bar: Default::default(),
             is_branch: Default::default(),
+            to_alu: Default::default(),
+            to_mul: Default::default(),
+            to_div: Default::default(),
+            to_lsu: Default::default(),
+            is_control: Default::default(),
             opcode: Default::default(),
             f3: Default::default(),
+            muldiv: Default::default(),
             k_lui: k(0x37),
             k_auipc: k(0x17),
             k_jal: k(0x6f),
@@ -587,6 +606,7 @@ impl HeadFields {
             k_f3_2: k(2),
             k_zero5: k(0),
             k_f7_zero: k(0),
+            k_f7_muldiv: k(1),
         }
     }
 }
@@ -622,5 +642,24 @@ impl Logic for HeadFields {
             & (self.f3.val() == self.k_f3_1.val())
             & (self.word.val().get_bits::<7>(25) == self.k_f7_zero.val());
         self.is_branch.next = self.opcode.val() == self.k_branch.val();
+        self.muldiv.next = (self.opcode.val() == self.k_op.val())
+            & (self.word.val().get_bits::<7>(25) == self.k_f7_muldiv.val());
+        self.to_lsu.next =
+            (self.opcode.val() == self.k_load.val()) | (self.opcode.val() == self.k_store.val());
+        self.to_alu.next =
+            self.rd_valid.val() & (self.opcode.val() != self.k_load.val()) & !self.muldiv.val();
+        self.to_mul.next = self.rd_valid.val() & self.muldiv.val() & !self.word.val().get_bit(14);
+        self.to_div.next = self.rd_valid.val() & self.muldiv.val() & self.word.val().get_bit(14);
+        self.is_control.next = (self.opcode.val() == self.k_branch.val())
+            | (self.opcode.val() == self.k_jal.val())
+            | (self.opcode.val() == self.k_jalr.val())
+            | ((self.opcode.val() == self.k_simt.val())
+                & ((self.f3.val() == self.k_f3_0.val()) | (self.f3.val() == self.k_f3_2.val())));
     }
+}
+
+/// The Verilog of [`HeadFields`], top module named `name`.
+pub fn head_fields_verilog(name: &str) -> Result<String, HdlError> {
+    let mut uut = HeadFields::new();
+    Ok(rename_top(&verilog_of("head_fields", &mut uut)?, name))
 }

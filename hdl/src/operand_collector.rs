@@ -32,16 +32,18 @@
 //! * **Read latency**: a source granted in `c` is delivered from the bank in `c + 1`; a CU is
 //!   *complete* in the first cycle in which none of its sources is pending, i.e. one cycle after
 //!   its last grant (the arriving operand is bypassed straight to the dispatch port).
-//! * **Forwarding**: a pending source of a CU that is busy at the start of `c` whose register
-//!   (same warp) is written in `c` by a writeback that writes *every* lane is collected from
-//!   the writeback: not pending from `c + 1`, its value the written one (with `Shared` the
-//!   bank is the writeback's in `c`; with `Dedicated` it may also be granted a read in `c`,
-//!   which returns the same value). With a partial mask it stays pending and is read
+//! * **Forwarding** (`Shared` only): a pending source of a CU that is busy at the start of `c`
+//!   whose register (same warp) is written in `c` by a writeback that writes *every* lane is
+//!   collected from the writeback: not pending from `c + 1`, its value the written one (no
+//!   bank read; the bank is the writeback's in `c`). With a partial mask it stays pending and is read
 //!   from the bank later (the unwritten lanes keep their values there). Per source index only
 //!   the lowest-numbered such CU is served (one write port per forward store). This lets the
-//!   SM release a fixed-latency result's scoreboard entry one cycle before its writeback.
-//! * **Storage**: collected operands live in distributed RAM, one per (source, bank) plus one
-//!   per source for forwarded values, addressed by the CU; the dispatch reads them at the
+//!   SM release a fixed-latency result's scoreboard entry one cycle before its writeback; with
+//!   `Dedicated`, write-first does the same (the dependent instruction reads the register in
+//!   the write cycle or later) and forwarding, measured to change no cycle of any shipped
+//!   kernel, is left out with its RAMs.
+//! * **Storage**: collected operands live in distributed RAM, one per (source, bank) plus (with
+//!   `Shared`) one per source for forwarded values, addressed by the CU; the dispatch reads them at the
 //!   dispatched CU (docs/microarch/operand_collector.md, "Operand storage").
 //! * **Dispatch**: one output. A complete CU is *eligible* unless another CU holds an older
 //!   instruction of the same warp (per-warp issue order). Among the eligible CUs, round-robin
@@ -93,7 +95,7 @@ pub enum WritePort {
     /// Each bank has a read port and its own write port (distributed RAM on an FPGA): reads
     /// are granted regardless of the writeback, and a read of the register written in the
     /// same cycle returns the written lanes (write-first). The writeback does not enter the
-    /// read arbitration.
+    /// read arbitration, and nothing is forwarded (write-first serves the SM's early release).
     Dedicated,
 }
 
@@ -216,8 +218,9 @@ pub struct OperandCollector {
 
     // ---- combinational
     wb_go: Signal<Local, bool>,
-    /// The writeback writes every lane (so it can be forwarded into a collector unit).
-    wb_full: Signal<Local, bool>,
+    /// (Shared only, `[0]`) the writeback writes every lane (so it can be forwarded into a
+    /// collector unit).
+    wb_full: Vec<Signal<Local, bool>>,
     /// Per bank: the writeback writes this bank.
     wbank: Vec<Signal<Local, bool>>,
     wb_bank: Signal<Local, Bits<BANK_BITS>>,
@@ -305,6 +308,8 @@ pub struct OperandCollector {
     _ps: usize,
     _inorder: usize,
     _parallel: usize,
+    /// 1 with `WritePort::Shared` (forwarding and its RAMs exist), else 0.
+    _shared: usize,
 }
 
 /// A constant of any width.
@@ -334,6 +339,9 @@ impl OperandCollector {
         let parallel = shape.policy == ReadPolicy::Parallel;
         let p = if parallel { s } else { 1 };
         let shared = shape.write_port == WritePort::Shared;
+        // Operand RAMs per source: one per bank, plus the forward RAM with a shared port.
+        let b1 = b + usize::from(shared);
+        let fw = if shared { c * s } else { 0 };
         OperandCollector {
             clock: Default::default(),
             reset: Default::default(),
@@ -363,7 +371,7 @@ impl OperandCollector {
             ev_write: sigs(b),
             rf: RegisterFile::with_ports(geo, !shared),
             rams: LutRamArray::new(
-                s * (b + 1),
+                s * b1,
                 (usize::BITS - (c.max(2) - 1).leading_zeros()) as usize,
                 l,
             ),
@@ -374,7 +382,7 @@ impl OperandCollector {
             cu_reg: sigs(c * s),
             cu_pend: sigs(c * s),
             cu_arr: sigs(c * s),
-            cu_fwd: sigs(c * s),
+            cu_fwd: sigs(fw),
             cu_zero: sigs(c * s),
             g_v: sigs(b),
             g_cu: sigs(b),
@@ -384,7 +392,7 @@ impl OperandCollector {
             rr: sigs(b),
             dptr: Default::default(),
             wb_go: Default::default(),
-            wb_full: Default::default(),
+            wb_full: sigs(usize::from(shared)),
             wbank: sigs(b),
             wb_bank: Default::default(),
             seen: sigs(c),
@@ -403,12 +411,12 @@ impl OperandCollector {
             gcu: sigs(b),
             gsrc: sigs(b),
             gr: sigs(c * s),
-            fwd: sigs(c * s),
+            fwd: sigs(fw),
             pbank: sigs(c * p),
-            f_take: sigs(c * s),
-            f_seen: sigs(s),
+            f_take: sigs(fw),
+            f_seen: sigs(if shared { s } else { 0 }),
             d_ob: sigs(s),
-            d_fw: sigs(s),
+            d_fw: sigs(if shared { s } else { 0 }),
             d_zero: sigs(s),
             d_pbank: sigs(p),
             d_byp: sigs(p * l),
@@ -448,12 +456,13 @@ impl OperandCollector {
             _b: b,
             _bl: b * l,
             _pl: p * l,
-            _b1: b + 1,
-            _m: s * (b + 1),
+            _b1: b1,
+            _m: s * b1,
             _p: p,
             _ps: usize::from(parallel),
             _inorder: usize::from(!parallel),
             _parallel: usize::from(parallel),
+            _shared: usize::from(shared),
         }
     }
 }
@@ -486,13 +495,20 @@ impl Logic for OperandCollector {
                                             self.cu_reg[i * ns + s].clock.next = self.clock.val();
                                             self.cu_pend[i * ns + s].clock.next = self.clock.val();
                                             self.cu_arr[i * ns + s].clock.next = self.clock.val();
-                                            self.cu_fwd[i * ns + s].clock.next = self.clock.val();
                                             self.cu_zero[i * ns + s].clock.next = self.clock.val();
                                         }
                                     }
                                     for _z in 0..self._inorder {
                                         for i in 0..self._c {
                                             self.cu_abank[i].clock.next = self.clock.val();
+                                        }
+                                    }
+                                    for _z in 0..self._shared {
+                                        for i in 0..self._c {
+                                            for s in 0..self._s {
+                                                self.cu_fwd[i * ns + s].clock.next =
+                                                    self.clock.val();
+                                            }
                                         }
                                     }
                                     self.rams.clock.next = self.clock.val();
@@ -513,10 +529,12 @@ impl Logic for OperandCollector {
                                     self.wb_go.next = self.wb_valid.val()
                                         && !self.reset.val()
                                         && (self.wb_rd.val() != self.reg_zero.val());
-                                    self.wb_full.next = true;
-                                    for l in 0..self._l {
-                                        if !self.wb_mask[l].val() {
-                                            self.wb_full.next = false;
+                                    for z in 0..self._shared {
+                                        self.wb_full[z].next = true;
+                                        for l in 0..self._l {
+                                            if !self.wb_mask[l].val() {
+                                                self.wb_full[z].next = false;
+                                            }
                                         }
                                     }
                                     self.wb_bank.next = (self.wb_rd.val()
@@ -673,25 +691,31 @@ impl Logic for OperandCollector {
                                         self.byp_mux.d[j].next = self.rf.read_data[j].val();
                                     }
 
-                                    // ---------------- forwarding (one CU per source index)
-                                    for s in 0..self._s {
-                                        self.f_seen[s].next = false;
-                                    }
-                                    for i in 0..self._c {
+                                    // ---------------- forwarding (Shared write port only; one
+                                    // CU per source index)
+                                    for z in 0..self._shared {
                                         for s in 0..self._s {
-                                            // A pending source of a busy unit that this cycle's
-                                            // full-mask writeback writes is collected from it.
-                                            self.fwd[i * ns + s].next = self.wb_go.val()
-                                                && self.wb_full.val()
-                                                && self.cu_valid[i].q.val()
-                                                && self.cu_pend[i * ns + s].q.val()
-                                                && (self.cu_warp[i].q.val() == self.wb_warp.val())
-                                                && (self.cu_reg[i * ns + s].q.val()
-                                                    == self.wb_rd.val());
-                                            self.f_take[i * ns + s].next =
-                                                self.fwd[i * ns + s].val() && !self.f_seen[s].val();
-                                            if self.fwd[i * ns + s].val() {
-                                                self.f_seen[s].next = true;
+                                            self.f_seen[s].next = false;
+                                        }
+                                        for i in 0..self._c {
+                                            for s in 0..self._s {
+                                                // A pending source of a busy unit that this
+                                                // cycle's full-mask writeback writes is
+                                                // collected from it.
+                                                self.fwd[i * ns + s].next = self.wb_go.val()
+                                                    && self.wb_full[z].val()
+                                                    && self.cu_valid[i].q.val()
+                                                    && self.cu_pend[i * ns + s].q.val()
+                                                    && (self.cu_warp[i].q.val()
+                                                        == self.wb_warp.val())
+                                                    && (self.cu_reg[i * ns + s].q.val()
+                                                        == self.wb_rd.val());
+                                                self.f_take[i * ns + s].next = self.fwd[i * ns + s]
+                                                    .val()
+                                                    && !self.f_seen[s].val();
+                                                if self.fwd[i * ns + s].val() {
+                                                    self.f_seen[s].next = true;
+                                                }
                                             }
                                         }
                                     }
@@ -715,17 +739,19 @@ impl Logic for OperandCollector {
                                                     self.rf.read_data[b * nl + l].val();
                                             }
                                         }
-                                        self.rams.we[s * nb1 + nb].next = self.f_seen[s].val();
-                                        self.rams.waddr[s * nb1 + nb].next = self.k_cu[0].val();
-                                        for i in 0..self._c {
-                                            if self.f_take[i * ns + s].val() {
-                                                self.rams.waddr[s * nb1 + nb].next =
-                                                    self.k_cu[i].val();
+                                        for _z in 0..self._shared {
+                                            self.rams.we[s * nb1 + nb].next = self.f_seen[s].val();
+                                            self.rams.waddr[s * nb1 + nb].next = self.k_cu[0].val();
+                                            for i in 0..self._c {
+                                                if self.f_take[i * ns + s].val() {
+                                                    self.rams.waddr[s * nb1 + nb].next =
+                                                        self.k_cu[i].val();
+                                                }
                                             }
-                                        }
-                                        for l in 0..self._l {
-                                            self.rams.wdata[(s * nb1 + nb) * nl + l].next =
-                                                self.wb_data[l].val();
+                                            for l in 0..self._l {
+                                                self.rams.wdata[(s * nb1 + nb) * nl + l].next =
+                                                    self.wb_data[l].val();
+                                            }
                                         }
                                     }
                                     for i in 0..self._c {
@@ -781,8 +807,12 @@ impl Logic for OperandCollector {
                                     for s in 0..self._s {
                                         self.d_arr[s].next = false;
                                         self.d_ob[s].next = self.k_bank[0].val();
-                                        self.d_fw[s].next = false;
                                         self.d_zero[s].next = true;
+                                    }
+                                    for _z in 0..self._shared {
+                                        for s in 0..self._s {
+                                            self.d_fw[s].next = false;
+                                        }
                                     }
                                     for p in 0..self._p {
                                         self.d_pbank[p].next = self.k_bank[0].val();
@@ -801,11 +831,22 @@ impl Logic for OperandCollector {
                                                 self.d_arr[s].next =
                                                     self.cu_arr[i * ns + s].q.val();
                                                 self.d_ob[s].next = self.obank[i * ns + s].val();
-                                                self.d_fw[s].next = self.cu_fwd[i * ns + s].q.val();
                                                 self.d_zero[s].next =
                                                     self.cu_zero[i * ns + s].q.val();
                                             }
                                             self.dptr.d.next = self.k_next[i].val();
+                                        }
+                                    }
+                                    for _z in 0..self._shared {
+                                        for i in 0..self._c {
+                                            if self.d_any.val()
+                                                && (self.d_sel.val() == self.k_cu[i].val())
+                                            {
+                                                for s in 0..self._s {
+                                                    self.d_fw[s].next =
+                                                        self.cu_fwd[i * ns + s].q.val();
+                                                }
+                                            }
                                         }
                                     }
                                     for j in 0..self._m {
@@ -831,11 +872,14 @@ impl Logic for OperandCollector {
                                                     }
                                                 }
                                             }
-                                            if self.d_fw[s].val() {
-                                                for l in 0..self._l {
-                                                    self.disp_data[s * nl + l].next =
-                                                        self.rams.rdata[(s * nb1 + nb) * nl + l]
+                                            for _z in 0..self._shared {
+                                                if self.d_fw[s].val() {
+                                                    for l in 0..self._l {
+                                                        self.disp_data[s * nl + l].next = self
+                                                            .rams
+                                                            .rdata[(s * nb1 + nb) * nl + l]
                                                             .val();
+                                                    }
                                                 }
                                             }
                                             if self.d_arr[s].val() {
@@ -913,11 +957,18 @@ impl Logic for OperandCollector {
                                                 self.cu_reg[i * ns + s].q.val();
                                             self.cu_pend[i * ns + s].d.next =
                                                 self.cu_pend[i * ns + s].q.val()
-                                                    && !self.gr[i * ns + s].val()
-                                                    && !self.f_take[i * ns + s].val();
-                                            self.cu_fwd[i * ns + s].d.next =
-                                                self.cu_fwd[i * ns + s].q.val()
-                                                    || self.f_take[i * ns + s].val();
+                                                    && !self.gr[i * ns + s].val();
+                                            for _z in 0..self._shared {
+                                                if self.f_take[i * ns + s].val() {
+                                                    self.cu_pend[i * ns + s].d.next = false;
+                                                }
+                                                self.cu_fwd[i * ns + s].d.next =
+                                                    self.cu_fwd[i * ns + s].q.val()
+                                                        || self.f_take[i * ns + s].val();
+                                                if self.alloc_cu[i].val() {
+                                                    self.cu_fwd[i * ns + s].d.next = false;
+                                                }
+                                            }
                                             self.cu_zero[i * ns + s].d.next =
                                                 self.cu_zero[i * ns + s].q.val();
                                             self.cu_arr[i * ns + s].d.next =
@@ -929,7 +980,6 @@ impl Logic for OperandCollector {
                                                     self.issue_need[s].val()
                                                         && (self.issue_src[s].val()
                                                             != self.reg_zero.val());
-                                                self.cu_fwd[i * ns + s].d.next = false;
                                                 self.cu_zero[i * ns + s].d.next =
                                                     !self.issue_need[s].val()
                                                         || (self.issue_src[s].val()

@@ -16,9 +16,7 @@ use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
 use crate::csr_read::CsrRead;
 use crate::cta_launch::CtaLaunch;
-use crate::decode::{
-    Decoder, HeadFields, STEP_LANE, STEP_STACK, UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL,
-};
+use crate::decode::{Decoder, HeadFields, STEP_LANE, STEP_STACK};
 use crate::dispatch_register::DispatchRegister;
 use crate::divider::Divider;
 use crate::exec_fields::{ExecPack, ExecUnpack};
@@ -239,6 +237,24 @@ pub struct Sm<const L: usize> {
     i_fault: Signal<Local, Bit>,
     i_csr: Signal<Local, Bits<32>>,
     i_at_return: Signal<Local, Bit>,
+    /// The granted warp's head fields (its `dec_h`, chosen by `g`): sources, destination,
+    /// branch and route come from the per-warp head decoders, not from a decode after the
+    /// warp choice (`dec_i` still decodes what the tag table and the CSR read need).
+    i_rd: Signal<Local, Bits<5>>,
+    i_rd_valid: Signal<Local, Bit>,
+    i_rs1: Signal<Local, Bits<5>>,
+    i_rs1_valid: Signal<Local, Bit>,
+    i_rs2: Signal<Local, Bits<5>>,
+    i_rs2_valid: Signal<Local, Bit>,
+    i_branch: Signal<Local, Bit>,
+    i_to_alu: Signal<Local, Bit>,
+    i_to_mul: Signal<Local, Bit>,
+    i_to_div: Signal<Local, Bit>,
+    i_to_lsu: Signal<Local, Bit>,
+    i_control: Signal<Local, Bit>,
+    /// `dec_i` fields no longer used (lint sinks).
+    u3: Unused<Bits<3>>,
+    u5: Unused<Bits<5>>,
     i_instret: Signal<Local, Bits<32>>,
     i_tid: Signal<Local, Bits<32>>,
     i_ctaid: Signal<Local, Bits<32>>,
@@ -305,10 +321,6 @@ pub struct Sm<const L: usize> {
     /// Minus each lane's stack offset (two's complement): the ALU adds it to lane 0's
     /// `stack_top`.
     k_lane_stack_neg: Vec<Constant<Bits<32>>>,
-    k_unit_alu: Constant<Bits<3>>,
-    k_unit_mul: Constant<Bits<3>>,
-    k_unit_div: Constant<Bits<3>>,
-    k_unit_lsu: Constant<Bits<3>>,
     k_step_lane: Constant<Bits<2>>,
     k_step_stack: Constant<Bits<2>>,
     k_kind_ret: Constant<Bits<2>>,
@@ -533,6 +545,20 @@ impl<const L: usize> Sm<L> {
             i_fault: Default::default(),
             i_csr: Default::default(),
             i_at_return: Default::default(),
+            i_rd: Default::default(),
+            i_rd_valid: Default::default(),
+            i_rs1: Default::default(),
+            i_rs1_valid: Default::default(),
+            i_rs2: Default::default(),
+            i_rs2_valid: Default::default(),
+            i_branch: Default::default(),
+            i_to_alu: Default::default(),
+            i_to_mul: Default::default(),
+            i_to_div: Default::default(),
+            i_to_lsu: Default::default(),
+            i_control: Default::default(),
+            u3: Unused::new(1),
+            u5: Unused::new(2),
             i_instret: Default::default(),
             i_tid: Default::default(),
             i_ctaid: Default::default(),
@@ -598,10 +624,6 @@ impl<const L: usize> Sm<L> {
             k_lane_stack_neg: (0..L as u64)
                 .map(|l| k::<32>((l * cfg.stack_bytes as u64).wrapping_neg() & 0xffff_ffff))
                 .collect(),
-            k_unit_alu: k(UNIT_ALU),
-            k_unit_mul: k(UNIT_MUL),
-            k_unit_div: k(UNIT_DIV),
-            k_unit_lsu: k(UNIT_LSU),
             k_step_lane: k(STEP_LANE),
             k_step_stack: k(STEP_STACK),
             k_kind_ret: k(sidecar_kind::AT_RETURN.into()),
@@ -874,8 +896,32 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_ctaid.next = self.k_zero32.val();
                     self.i_gtid.next = self.k_zero32.val();
                     self.i_stack_off.next = self.k_zero32.val();
+                    self.i_rd.next = self.k_zero5.val();
+                    self.i_rd_valid.next = false;
+                    self.i_rs1.next = self.k_zero5.val();
+                    self.i_rs1_valid.next = false;
+                    self.i_rs2.next = self.k_zero5.val();
+                    self.i_rs2_valid.next = false;
+                    self.i_branch.next = false;
+                    self.i_to_alu.next = false;
+                    self.i_to_mul.next = false;
+                    self.i_to_div.next = false;
+                    self.i_to_lsu.next = false;
+                    self.i_control.next = false;
                     for w in 0..self._warps {
                         if self.g.val() == self.k_wid[w].val() {
+                            self.i_rd.next = self.dec_h[w].rd.val();
+                            self.i_rd_valid.next = self.dec_h[w].rd_valid.val();
+                            self.i_rs1.next = self.dec_h[w].rs1.val();
+                            self.i_rs1_valid.next = self.dec_h[w].rs1_valid.val();
+                            self.i_rs2.next = self.dec_h[w].rs2.val();
+                            self.i_rs2_valid.next = self.dec_h[w].rs2_valid.val();
+                            self.i_branch.next = self.dec_h[w].is_branch.val();
+                            self.i_to_alu.next = self.dec_h[w].to_alu.val();
+                            self.i_to_mul.next = self.dec_h[w].to_mul.val();
+                            self.i_to_div.next = self.dec_h[w].to_div.val();
+                            self.i_to_lsu.next = self.dec_h[w].to_lsu.val();
+                            self.i_control.next = self.dec_h[w].is_control.val();
                             self.i_pc.next = self.fetch.head_pc[w].val();
                             self.i_word.next = self.fetch.head_word[w].val();
                             self.i_recon.next = self.fetch.head_recon[w].val();
@@ -897,7 +943,7 @@ impl<const L: usize> Logic for Sm<L> {
                     // fetch) was decoded when it entered its I-buffer: one flip-flop per warp
                     // here, not the decoder after the warp choice. The cause is taken from this
                     // cycle's decode (fault capture, below).
-                    self.i_at_return.next = self.dec_i.is_branch.val()
+                    self.i_at_return.next = self.i_branch.val()
                         & (self.i_recon.val().get_bits::<2>(0) == self.k_kind_ret.val());
 
                     // CSR value at issue (lane 0; tid, gtid, laneid, stack_top step per lane).
@@ -920,28 +966,28 @@ impl<const L: usize> Logic for Sm<L> {
                     // Issue actions.
                     self.fetch.pop.next = self.gv.val();
                     self.fetch.pop_warp.next = self.g.val();
+                    // An illegal head stops the GPU (`i_fault`) before any of this takes effect,
+                    // so the head decoders' fields (equal to the full decode for legal words)
+                    // are enough.
                     self.sb.rsv_valid.next =
-                        self.gv.val() & !self.i_fault.val() & self.dec_i.rd_valid.val();
+                        self.gv.val() & !self.i_fault.val() & self.i_rd_valid.val();
                     self.sb.rsv_warp.next = self.g.val();
-                    self.sb.rsv_rd.next = self.dec_i.rd.val();
+                    self.sb.rsv_rd.next = self.i_rd.val();
                     self.oc.issue_valid.next = self.gv.val() & !self.i_fault.val();
                     self.oc.issue_warp.next = self.g.val();
-                    self.oc.issue_src[0].next = self.dec_i.rs1.val();
-                    self.oc.issue_need[0].next = self.dec_i.rs1_valid.val();
-                    self.oc.issue_src[1].next = self.dec_i.rs2.val();
-                    self.oc.issue_need[1].next = self.dec_i.rs2_valid.val();
+                    self.oc.issue_src[0].next = self.i_rs1.val();
+                    self.oc.issue_need[0].next = self.i_rs1_valid.val();
+                    self.oc.issue_src[1].next = self.i_rs2.val();
+                    self.oc.issue_need[1].next = self.i_rs2_valid.val();
                     self.oc.issue_src[2].next = self.k_reg_ra.val();
                     self.oc.issue_need[2].next = self.i_at_return.val();
                     // The unit route travels with the tag in the collector's payload, so the
                     // dispatch checks need no decode.
-                    self.pk_route.d[0].next = (self.dec_i.unit.val() == self.k_unit_alu.val())
-                        & self.dec_i.rd_valid.val();
-                    self.pk_route.d[1].next = (self.dec_i.unit.val() == self.k_unit_mul.val())
-                        & self.dec_i.rd_valid.val();
-                    self.pk_route.d[2].next = (self.dec_i.unit.val() == self.k_unit_div.val())
-                        & self.dec_i.rd_valid.val();
-                    self.pk_route.d[3].next = self.dec_i.unit.val() == self.k_unit_lsu.val();
-                    self.pk_route.d[4].next = self.dec_i.is_control.val() | self.i_ends.val();
+                    self.pk_route.d[0].next = self.i_to_alu.val();
+                    self.pk_route.d[1].next = self.i_to_mul.val();
+                    self.pk_route.d[2].next = self.i_to_div.val();
+                    self.pk_route.d[3].next = self.i_to_lsu.val();
+                    self.pk_route.d[4].next = self.i_control.val() | self.i_ends.val();
                     self.pk_tag16.d[1].next = self.pk_route.q.val();
                     self.oc.issue_payload.next = self.pk_tag16.q.val();
 
@@ -1566,7 +1612,12 @@ impl<const L: usize> Logic for Sm<L> {
                     self.u1.d[3].next = self.stack.dbg_valid.val();
                     self.u1.d[4].next = self.stack.overflow.val();
                     self.u1.d[5].next = self.slot.q[0].val();
-                    self.u1.d[6].next = self.dec_i.illegal.val() & self.d_ends.val();
+                    self.u1.d[6].next = (self.dec_i.illegal.val() & self.d_ends.val())
+                        ^ (self.dec_i.rs1_valid.val() & self.dec_i.rs2_valid.val())
+                        ^ self.dec_i.is_control.val();
+                    self.u3.d[0].next = self.dec_i.unit.val();
+                    self.u5.d[0].next = self.dec_i.rs1.val();
+                    self.u5.d[1].next = self.dec_i.rs2.val();
                     for l in 0..self._lanes {
                         self.u1.d[7 + l].next = self.alu.out_taken[l].val();
                     }

@@ -29,7 +29,7 @@ pub enum WritePort {
     /// The writeback takes its bank for the cycle (no read granted there).
     Shared,
     /// Every bank has its own write port: reads ignore the writeback, and a read of the
-    /// register written in the same cycle sees the written lanes (write-first).
+    /// register written in the same cycle sees the written lanes (write-first). No forwarding.
     Dedicated,
 }
 
@@ -360,17 +360,20 @@ impl OperandCollector {
             }
         }
 
-        // Forwarding: a source pending at the start of the cycle, of a unit busy then, whose
-        // register this cycle's writeback writes in every lane is collected from the writeback
-        // (with a shared port its bank is the writeback's, so it was not granted this cycle;
-        // with a dedicated port a grant in this cycle read the same value); per source index,
-        // only the lowest-numbered such unit (one write port per source's forward store).
+        // Forwarding (shared write port only): a source pending at the start of the cycle, of a
+        // unit busy then, whose register this cycle's writeback writes in every lane is
+        // collected from the writeback (its bank is the writeback's, so it was not granted this
+        // cycle); per source index, only the lowest-numbered such unit (one write port per
+        // source's forward store).
         let full = if self.lanes >= 32 {
             u32::MAX
         } else {
             (1u32 << self.lanes) - 1
         };
-        if written_bank.is_some() && wb.mask & full == full {
+        if self.shape.write_port == WritePort::Shared
+            && written_bank.is_some()
+            && wb.mask & full == full
+        {
             let mut taken = [false; MAX_SOURCES];
             for (i, cu) in self.cus.iter_mut().enumerate() {
                 if !cu.busy || free[i] || cu.warp != wb.warp {

@@ -7,8 +7,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_hdl::alu::{alu_op_code, branch_cmp_code};
 use warpforge_hdl::decode::{
-    decoder_verilog, STEP_LANE, STEP_NONE, STEP_STACK, UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL,
-    UNIT_NONE,
+    decoder_verilog, head_fields_verilog, STEP_LANE, STEP_NONE, STEP_STACK, UNIT_ALU, UNIT_DIV,
+    UNIT_LSU, UNIT_MUL, UNIT_NONE,
 };
 use warpforge_isa::{csr, decode, CsrOp, Instr, MulDivOp, SimtOp};
 use warpforge_testbench::unit::{build_unit, lint, yosys_check};
@@ -306,12 +306,23 @@ fn decoder_matches_the_isa_decoder() {
     let p = Ports {
         ids: OUTS.iter().map(|n| (*n, m.port(n).unwrap())).collect(),
     };
+    let mut n = 0;
+    for w in test_words() {
+        check(&mut m, word, &p, w);
+        n += 1;
+    }
+    eprintln!("decoder: {n} words agree with warpforge_isa::decode");
+}
+
+/// Words of every opcode class with random other fields, fully random words, SIMT and CSR
+/// encodings, and a few fixed ones (the same list for both decoders).
+fn test_words() -> Vec<u32> {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut words = Vec::new();
     // Every opcode with random other fields, plus fully random words.
     let opcodes = [
         0x37, 0x17, 0x6f, 0x67, 0x63, 0x03, 0x23, 0x13, 0x33, 0x0f, 0x73, 0x0b,
     ];
-    let mut n = 0;
     for _ in 0..40_000 {
         let r: u32 = rng.gen();
         let w = match rng.gen_range(0..8) {
@@ -337,18 +348,88 @@ fn decoder_matches_the_isa_decoder() {
             }
             _ => (r & !0x7f) | opcodes[rng.gen_range(0..opcodes.len())],
         };
-        check(&mut m, word, &p, w);
-        n += 1;
+        words.push(w);
     }
-    for w in [
+    words.extend([
         0x0000_0073u32,
         0x0010_0073,
         0x0000_000b,
         0x0000_100b,
         0x0000_200b,
         0x0000_0013,
-    ] {
-        check(&mut m, word, &p, w);
+    ]);
+    words
+}
+
+/// The per-warp head decoder (`HeadFields`): for every legal word, its sources, destination,
+/// barrier, branch and route equal what `warpforge_isa::decode` says (the issue stage takes
+/// them instead of the full decode; an illegal word stops the GPU at issue, so its fields are
+/// not used).
+#[test]
+fn head_fields_match_the_isa_decoder() {
+    let v = head_fields_verilog("head_fields_top").expect("generate");
+    lint("head_fields_top", &v).expect("lint");
+    yosys_check("head_fields_top", &v).expect("yosys");
+    let mut m = build_unit("head_fields_top", &v, false).expect("build");
+    let word = m.port("word").unwrap();
+    let names = [
+        "rd",
+        "rd_valid",
+        "rs1",
+        "rs1_valid",
+        "rs2",
+        "rs2_valid",
+        "is_bar",
+        "is_branch",
+        "to_alu",
+        "to_mul",
+        "to_div",
+        "to_lsu",
+        "is_control",
+    ];
+    let ids: Vec<_> = names.iter().map(|n| (*n, m.port(n).unwrap())).collect();
+    let mut legal = 0;
+    for w in test_words() {
+        let e = expected(w);
+        if e.illegal {
+            continue;
+        }
+        legal += 1;
+        m.set(word, w as u64);
+        m.eval();
+        let b = |x: bool| x as u64;
+        let rd_valid = e.rd != 0;
+        let mut want = vec![
+            ("rd_valid", b(rd_valid)),
+            ("rs1_valid", b(e.rs1.is_some())),
+            ("rs2_valid", b(e.rs2.is_some())),
+            ("is_bar", b(e.bar)),
+            ("is_branch", b(e.branch)),
+            ("to_alu", b(e.unit == UNIT_ALU && rd_valid)),
+            ("to_mul", b(e.unit == UNIT_MUL && rd_valid)),
+            ("to_div", b(e.unit == UNIT_DIV && rd_valid)),
+            ("to_lsu", b(e.unit == UNIT_LSU)),
+            ("is_control", b(e.branch | e.jal | e.jalr | e.exit | e.tmc)),
+        ];
+        if rd_valid {
+            want.push(("rd", e.rd));
+        }
+        if let Some(r) = e.rs1 {
+            want.push(("rs1", r));
+        }
+        if let Some(r) = e.rs2 {
+            want.push(("rs2", r));
+        }
+        for (n, exp) in want {
+            let got = m.get(ids.iter().find(|(k, _)| *k == n).unwrap().1);
+            assert_eq!(
+                got,
+                exp,
+                "word 0x{w:08x} ({}): head field {n} = {got:#x}, expected {exp:#x}",
+                warpforge_isa::disassemble(w, 0)
+            );
+        }
     }
-    eprintln!("decoder: {n} random words agree with warpforge_isa::decode");
+    assert!(legal > 10_000, "only {legal} legal words");
+    eprintln!("head fields: {legal} legal words agree with warpforge_isa::decode");
 }
