@@ -189,9 +189,12 @@ impl GpuConfig {
             scheduler: SchedulerPolicy::Lrr,
             two_level_active: 4,
             simt_stack_depth: 15,
-            rf_banks: 4,
+            // 2 banks and 6 collector units: `alu_mix` still issues ≥ 0.9 per cycle per SM
+            // (0.919; with 4 banks and 8 units 0.935), in fewer ECP5 logic cells
+            // (docs/microarch/sm.md, "Throughput"; docs/fpga.md).
+            rf_banks: 2,
             rf_layout: RfLayout::Swizzled,
-            collectors: 8,
+            collectors: 6,
             alu_latency: 1,
             mul_latency: 3,
             div_latency: 34,
