@@ -213,6 +213,27 @@ pub struct OperandCollector {
     cu_dep: Vec<DFF<bool>>,
     /// Per-bank round-robin pointers.
     rr: Vec<DFF<Bits<CU_BITS>>>,
+    /// (InOrder with a dedicated write port) per CU, its request as registers: it has a pending
+    /// source (`q_v`), the lowest one's index, bank and register number. The arbitration starts
+    /// from these flip-flops instead of finding the lowest pending source and adding the
+    /// swizzle in the cycle, and the read address is a `C`:1 choice instead of `C·S`:1. Next
+    /// state: the second pending source when this one is granted (precomputed, `sec_*`), the
+    /// first needed source on allocation.
+    q_v: Vec<DFF<bool>>,
+    q_src: Vec<DFF<Bits<SRC_BITS>>>,
+    q_bank: Vec<DFF<Bits<BANK_BITS>>>,
+    q_reg: Vec<DFF<Bits<REG_BITS>>>,
+    sec_v: Vec<Signal<Local, bool>>,
+    sec_src: Vec<Signal<Local, Bits<SRC_BITS>>>,
+    sec_bank: Vec<Signal<Local, Bits<BANK_BITS>>>,
+    sec_reg: Vec<Signal<Local, Bits<REG_BITS>>>,
+    /// `[i]`: CU i was granted its request this cycle.
+    granted: Vec<Signal<Local, bool>>,
+    /// The issued instruction's first needed source (the request of a CU allocated now).
+    a_first_v: Vec<Signal<Local, bool>>,
+    a_first_src: Vec<Signal<Local, Bits<SRC_BITS>>>,
+    a_first_reg: Vec<Signal<Local, Bits<REG_BITS>>>,
+    a_first_bank: Vec<Signal<Local, Bits<BANK_BITS>>>,
     /// Dispatch round-robin pointer.
     dptr: DFF<Bits<CU_BITS>>,
 
@@ -277,7 +298,8 @@ pub struct OperandCollector {
     alloc_cu: Vec<Signal<Local, bool>>,
 
     // ---- constants
-    k_parallel: Constant<bool>,
+    /// (`[0]`, requests found in the cycle only) the Parallel policy.
+    k_parallel: Vec<Constant<bool>>,
     /// The writeback takes its bank's port (`WritePort::Shared`).
     k_shared: Constant<bool>,
     bank_mask: Constant<Bits<BANK_BITS>>,
@@ -310,6 +332,11 @@ pub struct OperandCollector {
     _parallel: usize,
     /// 1 with `WritePort::Shared` (forwarding and its RAMs exist), else 0.
     _shared: usize,
+    /// 1 when requests are registers (`InOrder` and `Dedicated`: one grant per CU per cycle and
+    /// no forwarding, so a CU's next request is its second pending source or itself), else 0;
+    /// `_comb` = 1 − `_qreq` (requests found from the pending flags in the cycle).
+    _qreq: usize,
+    _comb: usize,
 }
 
 /// A constant of any width.
@@ -342,6 +369,9 @@ impl OperandCollector {
         // Operand RAMs per source: one per bank, plus the forward RAM with a shared port.
         let b1 = b + usize::from(shared);
         let fw = if shared { c * s } else { 0 };
+        let qreq = !parallel && !shared;
+        let qc = if qreq { c } else { 0 };
+        let q1 = usize::from(qreq);
         OperandCollector {
             clock: Default::default(),
             reset: Default::default(),
@@ -390,14 +420,27 @@ impl OperandCollector {
             cu_abank: sigs(if parallel { 0 } else { c }),
             cu_dep: sigs(c * c),
             rr: sigs(b),
+            q_v: sigs(qc),
+            q_src: sigs(qc),
+            q_bank: sigs(qc),
+            q_reg: sigs(qc),
+            sec_v: sigs(qc),
+            sec_src: sigs(qc),
+            sec_bank: sigs(qc),
+            sec_reg: sigs(qc),
+            granted: sigs(qc),
+            a_first_v: sigs(q1),
+            a_first_src: sigs(q1),
+            a_first_reg: sigs(q1),
+            a_first_bank: sigs(q1),
             dptr: Default::default(),
             wb_go: Default::default(),
             wb_full: sigs(usize::from(shared)),
             wbank: sigs(b),
             wb_bank: Default::default(),
-            seen: sigs(c),
+            seen: sigs(if qreq { 0 } else { c }),
             obank: sigs(c * s),
-            req: sigs(c * s),
+            req: sigs(if qreq { 0 } else { c * s }),
             cureq: sigs(b * c),
             cusrc: sigs(b * c),
             any_req: sigs(b),
@@ -434,7 +477,7 @@ impl OperandCollector {
             a_sel: Default::default(),
             a_go: Default::default(),
             alloc_cu: sigs(c),
-            k_parallel: Constant::new(parallel),
+            k_parallel: (0..1 - q1).map(|_| Constant::new(parallel)).collect(),
             k_shared: Constant::new(shared),
             bank_mask: k(b - 1),
             swizzle_mask: k(if geo.swizzled {
@@ -463,6 +506,8 @@ impl OperandCollector {
             _inorder: usize::from(!parallel),
             _parallel: usize::from(parallel),
             _shared: usize::from(shared),
+            _qreq: q1,
+            _comb: 1 - q1,
         }
     }
 }
@@ -511,6 +556,14 @@ impl Logic for OperandCollector {
                                             }
                                         }
                                     }
+                                    for _z in 0..self._qreq {
+                                        for i in 0..self._c {
+                                            self.q_v[i].clock.next = self.clock.val();
+                                            self.q_src[i].clock.next = self.clock.val();
+                                            self.q_bank[i].clock.next = self.clock.val();
+                                            self.q_reg[i].clock.next = self.clock.val();
+                                        }
+                                    }
                                     self.rams.clock.next = self.clock.val();
                                     for b in 0..self._b {
                                         self.rr[b].clock.next = self.clock.val();
@@ -544,19 +597,51 @@ impl Logic for OperandCollector {
 
                                     // ---------------- requests
                                     for i in 0..self._c {
-                                        self.seen[i].next = false;
                                         for s in 0..self._s {
                                             self.obank[i * ns + s].next =
                                                 (self.cu_reg[i * ns + s].q.val()
                                                     + (self.cu_warp[i].q.val().get_bits::<5>(0)
                                                         & self.swizzle_mask.val()))
                                                     & self.bank_mask.val();
-                                            self.req[i * ns + s].next = self.cu_valid[i].q.val()
-                                                && self.cu_pend[i * ns + s].q.val()
-                                                && (self.k_parallel.val() || !self.seen[i].val())
-                                                && !self.reset.val();
-                                            if self.cu_pend[i * ns + s].q.val() {
-                                                self.seen[i].next = true;
+                                        }
+                                    }
+                                    for z in 0..self._comb {
+                                        for i in 0..self._c {
+                                            self.seen[i].next = false;
+                                            for s in 0..self._s {
+                                                self.req[i * ns + s].next =
+                                                    self.cu_valid[i].q.val()
+                                                        && self.cu_pend[i * ns + s].q.val()
+                                                        && (self.k_parallel[z].val()
+                                                            || !self.seen[i].val())
+                                                        && !self.reset.val();
+                                                if self.cu_pend[i * ns + s].q.val() {
+                                                    self.seen[i].next = true;
+                                                }
+                                            }
+                                        }
+                                    }
+                                    // The second pending source of each CU (its request after
+                                    // a grant of the first), from flip-flops.
+                                    for _z in 0..self._qreq {
+                                        for i in 0..self._c {
+                                            self.sec_v[i].next = false;
+                                            self.sec_src[i].next = self.k_src[0].val();
+                                            self.sec_bank[i].next = self.k_bank[0].val();
+                                            self.sec_reg[i].next = self.reg_zero.val();
+                                            for s in 0..self._s {
+                                                if self.cu_pend[i * ns + s].q.val()
+                                                    && (self.q_src[i].q.val()
+                                                        != self.k_src[s].val())
+                                                    && !self.sec_v[i].val()
+                                                {
+                                                    self.sec_v[i].next = true;
+                                                    self.sec_src[i].next = self.k_src[s].val();
+                                                    self.sec_bank[i].next =
+                                                        self.obank[i * ns + s].val();
+                                                    self.sec_reg[i].next =
+                                                        self.cu_reg[i * ns + s].q.val();
+                                                }
                                             }
                                         }
                                     }
@@ -566,20 +651,41 @@ impl Logic for OperandCollector {
                                         for i in 0..self._c {
                                             self.cureq[b * nc + i].next = false;
                                             self.cusrc[b * nc + i].next = self.k_src[0].val();
-                                            for s in 0..self._s {
-                                                if self.req[i * ns + s].val()
-                                                    && (self.obank[i * ns + s].val()
+                                        }
+                                        for _z in 0..self._qreq {
+                                            for i in 0..self._c {
+                                                if self.q_v[i].q.val()
+                                                    && (self.q_bank[i].q.val()
                                                         == self.k_bank[b].val())
+                                                    && !self.reset.val()
                                                 {
                                                     if self.any_req[b].val() {
                                                         self.two_req[b].next = true;
                                                     }
                                                     self.any_req[b].next = true;
-                                                    if !self.cureq[b * nc + i].val() {
-                                                        self.cusrc[b * nc + i].next =
-                                                            self.k_src[s].val();
-                                                    }
+                                                    self.cusrc[b * nc + i].next =
+                                                        self.q_src[i].q.val();
                                                     self.cureq[b * nc + i].next = true;
+                                                }
+                                            }
+                                        }
+                                        for _z in 0..self._comb {
+                                            for i in 0..self._c {
+                                                for s in 0..self._s {
+                                                    if self.req[i * ns + s].val()
+                                                        && (self.obank[i * ns + s].val()
+                                                            == self.k_bank[b].val())
+                                                    {
+                                                        if self.any_req[b].val() {
+                                                            self.two_req[b].next = true;
+                                                        }
+                                                        self.any_req[b].next = true;
+                                                        if !self.cureq[b * nc + i].val() {
+                                                            self.cusrc[b * nc + i].next =
+                                                                self.k_src[s].val();
+                                                        }
+                                                        self.cureq[b * nc + i].next = true;
+                                                    }
                                                 }
                                             }
                                         }
@@ -631,13 +737,24 @@ impl Logic for OperandCollector {
                                                 }
                                             }
                                         }
-                                        for i in 0..self._c {
-                                            if self.gcu[b].val() == self.k_cu[i].val() {
-                                                for s in 0..self._s {
-                                                    if self.gsrc[b].val() == self.k_src[s].val() {
-                                                        self.rf.read_reg[b].next =
-                                                            self.cu_reg[i * ns + s].q.val();
+                                        for _z in 0..self._comb {
+                                            for i in 0..self._c {
+                                                if self.gcu[b].val() == self.k_cu[i].val() {
+                                                    for s in 0..self._s {
+                                                        if self.gsrc[b].val() == self.k_src[s].val()
+                                                        {
+                                                            self.rf.read_reg[b].next =
+                                                                self.cu_reg[i * ns + s].q.val();
+                                                        }
                                                     }
+                                                }
+                                            }
+                                        }
+                                        for _z in 0..self._qreq {
+                                            for i in 0..self._c {
+                                                if self.gcu[b].val() == self.k_cu[i].val() {
+                                                    self.rf.read_reg[b].next =
+                                                        self.q_reg[i].q.val();
                                                 }
                                             }
                                         }
@@ -913,6 +1030,28 @@ impl Logic for OperandCollector {
                                         self.ev_alloc_cu.next = self.a_sel.val();
                                     }
 
+                                    // ---------------- request registers (first needed source of
+                                    // an allocation; the second pending source after a grant)
+                                    for z in 0..self._qreq {
+                                        self.a_first_v[z].next = false;
+                                        self.a_first_src[z].next = self.k_src[0].val();
+                                        self.a_first_reg[z].next = self.reg_zero.val();
+                                        for s in 0..self._s {
+                                            if self.issue_need[s].val()
+                                                && (self.issue_src[s].val() != self.reg_zero.val())
+                                                && !self.a_first_v[z].val()
+                                            {
+                                                self.a_first_v[z].next = true;
+                                                self.a_first_src[z].next = self.k_src[s].val();
+                                                self.a_first_reg[z].next = self.issue_src[s].val();
+                                            }
+                                        }
+                                        self.a_first_bank[z].next = (self.a_first_reg[z].val()
+                                            + (self.issue_warp.val().get_bits::<5>(0)
+                                                & self.swizzle_mask.val()))
+                                            & self.bank_mask.val();
+                                    }
+
                                     // ---------------- CU state
                                     for i in 0..self._c {
                                         self.alloc_cu[i].next = self.a_go.val()
@@ -934,6 +1073,35 @@ impl Logic for OperandCollector {
                                             }
                                             if self.reset.val() {
                                                 self.cu_dep[i * nc + j].d.next = false;
+                                            }
+                                        }
+                                    }
+                                    for z in 0..self._qreq {
+                                        for i in 0..self._c {
+                                            self.granted[i].next = false;
+                                            for s in 0..self._s {
+                                                if self.gr[i * ns + s].val() {
+                                                    self.granted[i].next = true;
+                                                }
+                                            }
+                                            self.q_v[i].d.next = self.q_v[i].q.val();
+                                            self.q_src[i].d.next = self.q_src[i].q.val();
+                                            self.q_bank[i].d.next = self.q_bank[i].q.val();
+                                            self.q_reg[i].d.next = self.q_reg[i].q.val();
+                                            if self.granted[i].val() {
+                                                self.q_v[i].d.next = self.sec_v[i].val();
+                                                self.q_src[i].d.next = self.sec_src[i].val();
+                                                self.q_bank[i].d.next = self.sec_bank[i].val();
+                                                self.q_reg[i].d.next = self.sec_reg[i].val();
+                                            }
+                                            if self.alloc_cu[i].val() {
+                                                self.q_v[i].d.next = self.a_first_v[z].val();
+                                                self.q_src[i].d.next = self.a_first_src[z].val();
+                                                self.q_bank[i].d.next = self.a_first_bank[z].val();
+                                                self.q_reg[i].d.next = self.a_first_reg[z].val();
+                                            }
+                                            if self.reset.val() {
+                                                self.q_v[i].d.next = false;
                                             }
                                         }
                                     }
