@@ -32,6 +32,7 @@ pub mod scheduler;
 pub mod scoreboard;
 pub mod simt_stack;
 pub mod sm;
+pub mod stack_port;
 pub mod tag_table;
 pub mod top;
 mod verilog_text;

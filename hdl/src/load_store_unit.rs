@@ -9,8 +9,10 @@
 //!   (half: `addr[0]`, word: `addr[1:0]`), then the region (global
 //!   `[0x8000_0000, 0x8000_0000 + gmem_bytes)` first, then the CTA's shared window
 //!   `[0x1000_0000, 0x1000_0000 + smem_size)`, anything else — instruction memory included — is
-//!   out of range). The first faulting lane decides: `fault_*` pulse in cycle `t + 1`, the
-//!   instruction is dropped (no access at all).
+//!   out of range); the per-lane results are registered. In the check cycle `t + 1` the first
+//!   faulting lane (from those registers) decides: the instruction is dropped before any access
+//!   and `fault_*` pulses in cycle `t + 2`. A non-faulting instruction starts its accesses in
+//!   `t + 1`, as if there were no check cycle.
 //! * **access** (cycles `t + 1 …`): each cycle the lowest active lane whose access is not yet
 //!   performed is served: a global lane offers one request on the memory port (performed when
 //!   `mem_req_ready`), a shared lane accesses the shared memory (always performed unless a clear
@@ -356,8 +358,14 @@ pub struct LoadStoreUnit {
     shared_r: RegVec<Bit>,
     /// The shared read of the previous cycle was for this lane.
     sread_r: RegVec<Bit>,
+    /// The lane's checks at accept: it faults; it is misaligned.
+    flt_r: RegVec<Bit>,
+    mis_r: RegVec<Bit>,
     // ---- instruction state
     busy_q: DFF<Bit>,
+    /// The instruction accepted in the previous cycle: its lanes' check results are in
+    /// `flt_r`/`mis_r`, and a fault drops it in this cycle (the check cycle) before any access.
+    chk_q: DFF<Bit>,
     tag_q: DFF<Bits<TAG_BITS>>,
     warp_q: DFF<Bits<WARP_BITS>>,
     store_q: DFF<Bit>,
@@ -394,6 +402,8 @@ pub struct LoadStoreUnit {
     shr: Vec<Signal<Local, Bit>>,
     flt: Vec<Signal<Local, Bit>>,
     ffound: Signal<Local, Bit>,
+    /// The instruction in its check cycle faults: dropped.
+    drop: Signal<Local, Bit>,
     f_lane: Signal<Local, Bits<8>>,
     f_mis: Signal<Local, Bit>,
     f_addr: Signal<Local, Bits<32>>,
@@ -537,7 +547,10 @@ impl LoadStoreUnit {
             rpend_r: RegVec::new(lanes),
             shared_r: RegVec::new(lanes),
             sread_r: RegVec::new(lanes),
+            flt_r: RegVec::new(lanes),
+            mis_r: RegVec::new(lanes),
             busy_q: Default::default(),
+            chk_q: Default::default(),
             tag_q: Default::default(),
             warp_q: Default::default(),
             store_q: Default::default(),
@@ -569,6 +582,7 @@ impl LoadStoreUnit {
             shr: vec_of(lanes),
             flt: vec_of(lanes),
             ffound: Default::default(),
+            drop: Default::default(),
             f_lane: Default::default(),
             f_mis: Default::default(),
             f_addr: Default::default(),
@@ -637,8 +651,9 @@ impl Logic for LoadStoreUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy_q, tag_q, warp_q, store_q, size_q, unsigned_q, sbase_q, sread_q,
-            soff_q, fault_q, ftag_q, fwarp_q, fcause_q, flane_q, faddr_q, clr_ptr_q, clr_left_q
+            self, clock, busy_q, chk_q, tag_q, warp_q, store_q, size_q, unsigned_q, sbase_q,
+            sread_q, soff_q, fault_q, ftag_q, fwarp_q, fcause_q, flane_q, faddr_q, clr_ptr_q,
+            clr_left_q
         );
         self.sram.clock.next = self.clock.val();
         self.addr_r.clock.next = self.clock.val();
@@ -649,6 +664,8 @@ impl Logic for LoadStoreUnit {
         self.rpend_r.clock.next = self.clock.val();
         self.shared_r.clock.next = self.clock.val();
         self.sread_r.clock.next = self.clock.val();
+        self.flt_r.clock.next = self.clock.val();
+        self.mis_r.clock.next = self.clock.val();
         for l in 0..self._lanes {
             self.addr_r.d[l].next = self.addr_r.q[l].val();
             self.sdata_r.d[l].next = self.sdata_r.q[l].val();
@@ -682,10 +699,6 @@ impl Logic for LoadStoreUnit {
         // Shared window: (addr - SMEM_BASE) + size <= smem_size.
         self.lim.next = self.in_smem_size.val() - self.size_bytes.val();
         self.lim_ok.next = self.in_smem_size.val() >= self.size_bytes.val();
-        self.ffound.next = false;
-        self.f_lane.next = self.k_lane[0].val();
-        self.f_mis.next = false;
-        self.f_addr.next = self.k_zero32.val();
         for l in 0..self._lanes {
             self.addr[l].next = self.in_base[l].val() + self.in_offset.val();
             self.mis[l].next = (self.sz_half.val() & self.addr[l].val().get_bit(0))
@@ -698,15 +711,24 @@ impl Logic for LoadStoreUnit {
                 & ((self.addr[l].val() - self.k_sbase.val()) <= self.lim.val());
             self.flt[l].next = self.in_mask[l].val()
                 & (self.mis[l].val() | !(self.glob[l].val() | self.shr[l].val()));
-            if self.flt[l].val() & !self.ffound.val() {
+            self.flt_r.d[l].next = self.flt[l].val();
+            self.mis_r.d[l].next = self.mis[l].val();
+        }
+        // ---- check cycle (t + 1): the first faulting lane, from the registered checks ----
+        self.ffound.next = false;
+        self.f_lane.next = self.k_lane[0].val();
+        self.f_mis.next = false;
+        self.f_addr.next = self.k_zero32.val();
+        for l in 0..self._lanes {
+            if self.flt_r.q[l].val() & !self.ffound.val() {
                 self.f_lane.next = self.k_lane[l].val();
-                self.f_mis.next = self.mis[l].val();
-                self.f_addr.next = self.addr[l].val();
+                self.f_mis.next = self.mis_r.q[l].val();
+                self.f_addr.next = self.addr_r.q[l].val();
             }
-            self.ffound.next = self.ffound.val() | self.flt[l].val();
+            self.ffound.next = self.ffound.val() | self.flt_r.q[l].val();
         }
         self.f_cause.next = self.k_c_oor_ld.val();
-        if self.in_store.val() {
+        if self.store_q.q.val() {
             self.f_cause.next = self.k_c_oor_st.val();
             if self.f_mis.val() {
                 self.f_cause.next = self.k_c_mis_st.val();
@@ -714,6 +736,13 @@ impl Logic for LoadStoreUnit {
         } else if self.f_mis.val() {
             self.f_cause.next = self.k_c_mis_ld.val();
         }
+        // The instruction is dropped in its check cycle: no access, no completion.
+        self.drop.next = self.chk_q.q.val() & self.ffound.val();
+        self.fcause_q.d.next = self.f_cause.val();
+        self.flane_q.d.next = self.f_lane.val();
+        self.faddr_q.d.next = self.f_addr.val();
+        self.ftag_q.d.next = self.tag_q.q.val();
+        self.fwarp_q.d.next = self.warp_q.q.val();
         if self.accept.val() {
             self.tag_q.d.next = self.in_tag.val();
             self.warp_q.d.next = self.in_warp.val();
@@ -721,11 +750,6 @@ impl Logic for LoadStoreUnit {
             self.size_q.d.next = self.size_n.val();
             self.unsigned_q.d.next = self.in_unsigned.val();
             self.sbase_q.d.next = self.in_smem_base.val() & self.k_not3.val();
-            self.ftag_q.d.next = self.in_tag.val();
-            self.fwarp_q.d.next = self.in_warp.val();
-            self.fcause_q.d.next = self.f_cause.val();
-            self.flane_q.d.next = self.f_lane.val();
-            self.faddr_q.d.next = self.f_addr.val();
             for l in 0..self._lanes {
                 self.mask_r.d[l].next = self.in_mask[l].val();
                 self.addr_r.d[l].next = self.k_zero32.val();
@@ -737,15 +761,14 @@ impl Logic for LoadStoreUnit {
                     self.sdata_r.d[l].next = self.in_data[l].val() & self.st_mask.val();
                 }
                 self.data_r.d[l].next = self.k_zero32.val();
-                self.pend_r.d[l].next = self.in_mask[l].val() & !self.ffound.val();
-                self.rpend_r.d[l].next = self.in_mask[l].val()
-                    & !self.ffound.val()
-                    & !self.in_store.val()
-                    & self.glob[l].val();
+                self.pend_r.d[l].next = self.in_mask[l].val();
+                self.rpend_r.d[l].next =
+                    self.in_mask[l].val() & !self.in_store.val() & self.glob[l].val();
                 self.shared_r.d[l].next = self.shr[l].val();
             }
         }
-        self.fault_q.d.next = self.accept.val() & self.ffound.val();
+        self.fault_q.d.next = self.drop.val() & !self.reset.val();
+        self.chk_q.d.next = self.accept.val();
 
         // ---- access: the lowest lane not yet performed ----
         self.found.next = false;
@@ -762,9 +785,13 @@ impl Logic for LoadStoreUnit {
             self.found.next = self.found.val() | self.pend_r.q[l].val();
         }
         self.pend_any.next = self.found.val();
-        self.gl_go.next = self.found.val() & !self.sel_shared.val() & !self.reset.val();
-        self.sh_go.next =
-            self.found.val() & self.sel_shared.val() & !self.clearing.val() & !self.reset.val();
+        self.gl_go.next =
+            self.found.val() & !self.sel_shared.val() & !self.drop.val() & !self.reset.val();
+        self.sh_go.next = self.found.val()
+            & self.sel_shared.val()
+            & !self.clearing.val()
+            & !self.drop.val()
+            & !self.reset.val();
         self.advance.next = (self.gl_go.val() & self.mem.req_ready.val()) | self.sh_go.val();
         self.merge_go.next = self.gl_go.val() & self.mem.req_ready.val() & !self.store_q.q.val();
         for l in 0..self._lanes {
@@ -868,10 +895,16 @@ impl Logic for LoadStoreUnit {
         // ---- completion ----
         self.done.next =
             self.busy_q.q.val() & !self.pend_any.val() & !self.rfound.val() & !self.sread_q.q.val();
-        if self.accept.val() & !self.ffound.val() {
+        if self.accept.val() {
             self.busy_q.d.next = true;
-        } else if self.done.val() & self.out_ready.val() {
+        } else if (self.done.val() & self.out_ready.val()) | self.drop.val() {
             self.busy_q.d.next = false;
+        }
+        if self.drop.val() {
+            for l in 0..self._lanes {
+                self.pend_r.d[l].next = false;
+                self.rpend_r.d[l].next = false;
+            }
         }
         self.out_valid.next = self.done.val();
         self.out_tag.next = self.tag_q.q.val();
@@ -906,6 +939,7 @@ impl Logic for LoadStoreUnit {
         // ---- reset ----
         if self.reset.val() {
             self.busy_q.d.next = false;
+            self.chk_q.d.next = false;
             self.sread_q.d.next = false;
             self.clr_left_q.d.next = self.k_zero32.val();
             for l in 0..self._lanes {

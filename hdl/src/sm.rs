@@ -29,7 +29,8 @@ use crate::operand_collector::{OperandCollector, SM_SHAPE};
 use crate::perf_counters::PerfCounters;
 use crate::scheduler::Scheduler;
 use crate::scoreboard::{RegVec, Scoreboard};
-use crate::simt_stack::{SimtStack, OP_RESET};
+use crate::simt_stack::SimtStack;
+use crate::stack_port::StackPort;
 use crate::tag_table::TagTable;
 use crate::top::InjectedFault;
 use crate::writeback::Writeback;
@@ -143,6 +144,8 @@ pub struct Sm<const L: usize> {
     tags: TagTable<L>,
     faults: FaultCapture,
     stack: SimtStack<L>,
+    /// The stack's registered command port and the redirects delayed with it.
+    sport: StackPort<L>,
     pack_wb: WordPack<32, 1024>,
     pack_st_addr: WordPack<32, 1024>,
     pack_st_data: WordPack<32, 1024>,
@@ -219,6 +222,8 @@ pub struct Sm<const L: usize> {
     halted: Signal<Local, Bit>,
     w_busy: Vec<Signal<Local, Bit>>,
     w_live: Vec<Signal<Local, Bit>>,
+    /// The warp's stack is empty (not counting a launch's reset waiting in the stack port).
+    w_empty: Vec<Signal<Local, Bit>>,
     ready: Vec<Signal<Local, Bit>>,
     tag_free: Signal<Local, Bit>,
     /// The issue stage is free in the next cycle: the scheduler may grant.
@@ -324,7 +329,6 @@ pub struct Sm<const L: usize> {
     k_step_lane: Constant<Bits<2>>,
     k_step_stack: Constant<Bits<2>>,
     k_kind_ret: Constant<Bits<2>>,
-    k_op_reset: Constant<Bits<3>>,
     k_zero32: Constant<Bits<32>>,
     k_zero8: Constant<Bits<8>>,
     k_one32: Constant<Bits<32>>,
@@ -476,6 +480,7 @@ impl<const L: usize> Sm<L> {
             tags: TagTable::new(tags, w),
             faults: FaultCapture::default(),
             stack: SimtStack::from_config(cfg),
+            sport: Default::default(),
             pack_wb: WordPack::new(L),
             pack_st_addr: WordPack::new(L),
             pack_st_data: WordPack::new(L),
@@ -529,6 +534,7 @@ impl<const L: usize> Sm<L> {
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
+            w_empty: sigs(w),
             ready: sigs(w),
             tag_free: Default::default(),
             s_open: Default::default(),
@@ -627,7 +633,6 @@ impl<const L: usize> Sm<L> {
             k_step_lane: k(STEP_LANE),
             k_step_stack: k(STEP_STACK),
             k_kind_ret: k(sidecar_kind::AT_RETURN.into()),
-            k_op_reset: k(OP_RESET),
             k_zero32: k(0),
             k_zero8: k(0),
             k_one32: k(1),
@@ -681,6 +686,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.dreg.clock.next = self.clock.val();
         self.dreg.reset.next = self.reset.val();
         self.stack.clock.next = self.clock.val();
+        self.sport.clock.next = self.clock.val();
+        self.sport.reset.next = self.reset.val();
         self.w_launched.clock.next = self.clock.val();
         self.w_cta.clock.next = self.clock.val();
         self.w_ctaid.clock.next = self.clock.val();
@@ -1400,14 +1407,26 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tags.alloc_mask.next = self.i_mask.val();
                     self.tags.alloc_ends.next = self.i_ends.val();
 
-                    // ---------------- SIMT stack: branch unit first, CTA launch when it is idle
-                    self.stack.cmd_op.next = self.bu.cmd_op.val();
-                    self.stack.cmd_warp.next = self.bu.cmd_warp.val();
-                    self.stack.cmd_rpc.next = self.bu.cmd_rpc.val();
-                    self.stack.cmd_pc_a.next = self.bu.cmd_pc_a.val();
-                    self.stack.cmd_mask_a.next = self.bu.cmd_mask_a.val();
-                    self.stack.cmd_pc_b.next = self.bu.cmd_pc_b.val();
-                    self.stack.cmd_mask_b.next = self.bu.cmd_mask_b.val();
+                    // ---------------- SIMT stack: branch unit first, CTA launch when it is idle;
+                    // the command is registered in `sport` (hdl/src/stack_port.rs)
+                    self.sport.branch.op.next = self.bu.cmd_op.val();
+                    self.sport.branch.warp.next = self.bu.cmd_warp.val();
+                    self.sport.branch.rpc.next = self.bu.cmd_rpc.val();
+                    self.sport.branch.pc_a.next = self.bu.cmd_pc_a.val();
+                    self.sport.branch.mask_a.next = self.bu.cmd_mask_a.val();
+                    self.sport.branch.pc_b.next = self.bu.cmd_pc_b.val();
+                    self.sport.branch.mask_b.next = self.bu.cmd_mask_b.val();
+                    self.sport.bu_redirect_valid.next = self.bu.redirect_valid.val();
+                    self.sport.bu_redirect_warp.next = self.bu.redirect_warp.val();
+                    self.sport.launch_redirect_valid.next = self.launch.redirect_valid.val();
+                    self.sport.launch_redirect_warp.next = self.launch.redirect_warp.val();
+                    self.stack.cmd_op.next = self.sport.cmd_op.val();
+                    self.stack.cmd_warp.next = self.sport.cmd_warp.val();
+                    self.stack.cmd_rpc.next = self.sport.cmd_rpc.val();
+                    self.stack.cmd_pc_a.next = self.sport.cmd_pc_a.val();
+                    self.stack.cmd_mask_a.next = self.sport.cmd_mask_a.val();
+                    self.stack.cmd_pc_b.next = self.sport.cmd_pc_b.val();
+                    self.stack.cmd_mask_b.next = self.sport.cmd_mask_b.val();
                     self.stack.dbg_warp.next = self.k_wid[0].val();
                     self.stack.dbg_entry.next = self.k_zero8.val();
 
@@ -1428,12 +1447,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.l_go.next = self.launch.go.val();
                     self.l_mask.next = self.launch.mask.val();
                     self.l_last.next = self.launch.last.val();
-                    if self.l_go.val() {
-                        self.stack.cmd_op.next = self.k_op_reset.val();
-                        self.stack.cmd_warp.next = self.l_warp.val();
-                        self.stack.cmd_pc_a.next = self.k_entry.val();
-                        self.stack.cmd_mask_a.next = self.l_mask.val();
-                    }
+                    self.sport.launch_go.next = self.l_go.val();
+                    self.sport.launch_warp.next = self.l_warp.val();
+                    self.sport.launch_mask.next = self.l_mask.val();
+                    self.sport.launch_pc.next = self.k_entry.val();
 
                     // ---------------- redirects into fetch
                     for w in 0..self._warps {
@@ -1441,16 +1458,16 @@ impl<const L: usize> Logic for Sm<L> {
                         self.fetch.redirect_pc[w].next = self.stack.tos_pc[w].val();
                         // After a pop that reads the new top from RAM, the stack is busy: the
                         // redirect waits for it.
-                        self.redir_want[w].next = (self.bu.redirect_valid.val()
-                            & (self.bu.redirect_warp.val() == self.k_wid[w].val()))
+                        self.redir_want[w].next = (self.sport.bu_redirect_valid_q.val()
+                            & (self.sport.bu_redirect_warp_q.val() == self.k_wid[w].val()))
                             | self.w_redir.q[w].val();
                         self.w_redir.d[w].next =
                             self.redir_want[w].val() & self.stack.busy[w].val() & !self.reset.val();
                         self.fetch.redirect[w].next = (self.redir_want[w].val()
                             & !self.stack.busy[w].val()
                             & !self.stack.empty[w].val())
-                            | (self.launch.redirect_valid.val()
-                                & (self.launch.redirect_warp.val() == self.k_wid[w].val()));
+                            | (self.sport.launch_redirect_valid_q.val()
+                                & (self.sport.launch_redirect_warp_q.val() == self.k_wid[w].val()));
                     }
                     self.fetch.load_valid.next = self.load_valid.val();
                     self.fetch.load_addr.next = self.load_addr.val();
@@ -1460,8 +1477,15 @@ impl<const L: usize> Logic for Sm<L> {
                     // ---------------- warps: liveness, barriers, CTA completion
                     self.any_launched.next = false;
                     for w in 0..self._warps {
+                        // A launched warp whose reset waits in the stack port has an empty
+                        // stack for that cycle.
+                        self.w_empty[w].next = self.stack.empty[w].val()
+                            & !(self.sport.reset_pending.val()
+                                & (self.sport.cmd_warp.val() == self.k_wid[w].val()));
+                    }
+                    for w in 0..self._warps {
                         self.w_live[w].next = self.w_launched.q[w].val()
-                            & (!self.stack.empty[w].val() | self.w_busy[w].val());
+                            & (!self.w_empty[w].val() | self.w_busy[w].val());
                         if self.w_launched.q[w].val() {
                             self.any_launched.next = true;
                         }
@@ -1469,7 +1493,7 @@ impl<const L: usize> Logic for Sm<L> {
                         for v in 0..self._warps {
                             if self.w_launched.q[v].val()
                                 & (self.w_cta.q[v].val() == self.w_cta.q[w].val())
-                                & !self.stack.empty[v].val()
+                                & !self.w_empty[v].val()
                                 & !self.w_bar.q[v].val()
                             {
                                 self.bar_ok[w].next = false;

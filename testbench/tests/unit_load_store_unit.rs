@@ -390,6 +390,9 @@ struct CycleRef {
     lanes: usize,
     smem_bytes: u32,
     busy: Option<Busy>,
+    /// A faulting instruction accepted in the previous cycle, in its check cycle (its fault
+    /// pulse follows).
+    chk: Option<FaultRec>,
     /// Fault pulse of this cycle.
     fault: Option<FaultRec>,
     clr_left: u32,
@@ -409,6 +412,7 @@ impl CycleRef {
             lanes: cfg.lanes as usize,
             smem_bytes: cfg.smem_bytes,
             busy: None,
+            chk: None,
             fault: None,
             clr_left: 0,
             clr_ptr: 0,
@@ -421,7 +425,11 @@ impl CycleRef {
     }
 
     fn in_ready(&self, reset: bool) -> bool {
-        self.busy.is_none() && self.fault.is_none() && !self.clearing() && !reset
+        self.busy.is_none()
+            && self.chk.is_none()
+            && self.fault.is_none()
+            && !self.clearing()
+            && !reset
     }
 
     /// The lane served this cycle and whether it is a shared lane.
@@ -462,7 +470,7 @@ impl CycleRef {
         let sel = self.selected();
         let sh_go = matches!(sel, Some((_, true))) && !clearing && !inp.reset;
         let gl_fire = outs.req.is_some() && inp.mem_req_ready;
-        let mut fault_next = None;
+        let mut fault_next = self.chk.take();
         if let Some(b) = self.busy.as_mut() {
             let (l, _) = sel.unwrap_or((0, false));
             if sh_go && b.instr.store {
@@ -497,7 +505,7 @@ impl CycleRef {
         if let Some((instr, outcome)) = accepted {
             assert!(self.busy.is_none() && outs.in_ready);
             match outcome {
-                Outcome::Fault(f) => fault_next = Some(f),
+                Outcome::Fault(f) => self.chk = Some(f),
                 Outcome::Done(c) => {
                     let mut shared = 0;
                     let mut rpend = 0;
@@ -537,6 +545,8 @@ impl CycleRef {
         }
         if inp.reset {
             self.busy = None;
+            self.chk = None;
+            self.fault = None;
             self.clr_left = 0;
         }
     }
@@ -1043,6 +1053,7 @@ impl<'a> Bench<'a> {
         let mut last: Option<(usize, Instr)> = None;
         while next < ops.len()
             || self.cref.busy.is_some()
+            || self.cref.chk.is_some()
             || self.cref.fault.is_some()
             || self.cref.clearing()
         {
@@ -1068,7 +1079,9 @@ impl<'a> Bench<'a> {
             let mut offer_clear: Option<usize> = None;
             match ops.get(next) {
                 Some(Op::Clear { base, bytes })
-                    if self.cref.busy.is_none() && rng.gen_bool(k.offer) =>
+                    if self.cref.busy.is_none()
+                        && self.cref.chk.is_none()
+                        && rng.gen_bool(k.offer) =>
                 {
                     inp.clear_valid = true;
                     inp.clear_base = *base;
@@ -1846,9 +1859,9 @@ fn timing_examples() {
     // 5: shared t+1, request t+2, shared t+3, request t+4, response t+5, completion t+6.
     assert_eq!(&reqs[7..9], &[t[5] + 2, t[5] + 4]);
     assert_eq!(r[5].2, t[5] + 6);
-    // 6: fault pulse t+1; the next instruction is accepted at t+2.
-    assert_eq!(r[6].2, t[6] + 1);
-    assert_eq!(t[7], t[6] + 2);
+    // 6: fault pulse t+2 (checked in t+1, no access); the next instruction is accepted at t+3.
+    assert_eq!(r[6].2, t[6] + 2);
+    assert_eq!(t[7], t[6] + 3);
     assert_eq!(
         reqs[9],
         t[7] + 1,
@@ -2062,8 +2075,8 @@ fn fault_precedence() {
                 );
                 assert_eq!(
                     got.2,
-                    got.0 + 1,
-                    "case {k}: the pulse is in the cycle after accept"
+                    got.0 + 2,
+                    "case {k}: the pulse follows the check cycle (accept + 1)"
                 );
             }
             None => {
