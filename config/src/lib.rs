@@ -162,7 +162,8 @@ impl GpuConfig {
             rf_banks: 4,
             rf_layout: RfLayout::Swizzled,
             collectors: 2,
-            alu_latency: 1,
+            // Two ALU cycles: operand selection, then the function (docs/fpga.md).
+            alu_latency: 2,
             mul_latency: 3,
             div_latency: 34,
             line_bytes: 16,
@@ -195,7 +196,9 @@ impl GpuConfig {
             rf_banks: 2,
             rf_layout: RfLayout::Swizzled,
             collectors: 6,
-            alu_latency: 1,
+            // Two ALU cycles: operand selection, then the function, for the ECP5's 100 MHz
+            // (docs/fpga.md); alu_mix issues 0.906 per cycle per SM with it.
+            alu_latency: 2,
             mul_latency: 3,
             div_latency: 34,
             line_bytes: 32,

@@ -95,7 +95,11 @@ pub fn branch_cmp_code(op: BranchOp) -> u8 {
     }
 }
 
-/// One lane: the combinational ALU function and comparator, then `latency` registers.
+/// One lane: the combinational ALU function and comparator, then `latency` registers. With a
+/// latency of 2 or more the first register holds the lane's inputs (op, cmp, operands, mask)
+/// instead of its result, so the operand selection in front of the unit (PC, immediate, CSR
+/// value, docs/microarch/sm.md) and the function are in different cycles; the outputs are the
+/// same in every cycle.
 ///
 /// Built for area (docs/microarch/execution_units.md, "ALU lane datapath"): one adder-subtractor
 /// ([`AddSub32`]) for add/sub, one unsigned comparator (`a < b`) from which the signed order and
@@ -134,6 +138,18 @@ pub struct AluLane {
     shift_out: Signal<Local, Bits<32>>,
     value: Signal<Local, Bits<32>>,
     take: Signal<Local, Bit>,
+    /// The function's inputs: the ports, or (latency ≥ 2) the input registers.
+    f_op: Signal<Local, Bits<4>>,
+    f_cmp: Signal<Local, Bits<3>>,
+    f_a: Signal<Local, Bits<32>>,
+    f_b: Signal<Local, Bits<32>>,
+    f_active: Signal<Local, Bit>,
+    /// The input registers: one entry when the latency is 2 or more, else none.
+    op_q: Vec<DFF<Bits<4>>>,
+    cmp_q: Vec<DFF<Bits<3>>>,
+    a_q: Vec<DFF<Bits<32>>>,
+    b_q: Vec<DFF<Bits<32>>>,
+    act_q: Vec<DFF<Bit>>,
     addsub: AddSub32,
     rev_in: BitReverse32,
     rev_out: BitReverse32,
@@ -161,9 +177,15 @@ pub struct AluLane {
 }
 
 impl AluLane {
-    /// A lane with `latency` (≥ 1) result registers.
+    /// A lane of `latency` (≥ 1) cycles.
     pub fn new(latency: usize) -> Self {
         assert!(latency >= 1, "ALU lane latency must be at least 1");
+        // Input registers (latency ≥ 2) and result registers: `latency` in all.
+        let n_in = usize::from(latency >= 2);
+        let n_res = latency - n_in;
+        fn regs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+            (0..n).map(|_| DFF::default()).collect()
+        }
         // funct3 of an op: its code's low three bits.
         let f3 = |o: AluOp| Constant::new(u64::from(alu_op_code(o) & 0b111).to_bits());
         let cmp = |o: BranchOp| Constant::new(u64::from(branch_cmp_code(o)).to_bits());
@@ -191,12 +213,22 @@ impl AluLane {
             shift_out: Default::default(),
             value: Default::default(),
             take: Default::default(),
+            f_op: Default::default(),
+            f_cmp: Default::default(),
+            f_a: Default::default(),
+            f_b: Default::default(),
+            f_active: Default::default(),
+            op_q: regs(n_in),
+            cmp_q: regs(n_in),
+            a_q: regs(n_in),
+            b_q: regs(n_in),
+            act_q: regs(n_in),
             addsub: Default::default(),
             rev_in: Default::default(),
             rev_out: Default::default(),
-            res_q: (0..latency).map(|_| DFF::default()).collect(),
-            taken_q: (0..latency).map(|_| DFF::default()).collect(),
-            active_q: (0..latency).map(|_| DFF::default()).collect(),
+            res_q: regs(n_res),
+            taken_q: regs(n_res),
+            active_q: regs(n_res),
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
             k_ones: Constant::new(0xffff_ffffu64.to_bits()),
@@ -213,7 +245,7 @@ impl AluLane {
             cmp_ge: cmp(BranchOp::Bge),
             cmp_ltu: cmp(BranchOp::Bltu),
             cmp_geu: cmp(BranchOp::Bgeu),
-            _last: latency - 1,
+            _last: n_res - 1,
         }
     }
 }
@@ -221,36 +253,58 @@ impl AluLane {
 impl Logic for AluLane {
     #[hdl_gen]
     fn update(&mut self) {
-        self.funct3.next = self.op.val().get_bits::<3>(0);
-        self.alt.next = self.op.val().get_bit(3);
+        self.f_op.next = self.op.val();
+        self.f_cmp.next = self.cmp.val();
+        self.f_a.next = self.a.val();
+        self.f_b.next = self.b.val();
+        self.f_active.next = self.active.val();
+        for z in 0..self.a_q.len() {
+            self.op_q[z].clock.next = self.clock.val();
+            self.cmp_q[z].clock.next = self.clock.val();
+            self.a_q[z].clock.next = self.clock.val();
+            self.b_q[z].clock.next = self.clock.val();
+            self.act_q[z].clock.next = self.clock.val();
+            self.op_q[z].d.next = self.op.val();
+            self.cmp_q[z].d.next = self.cmp.val();
+            self.a_q[z].d.next = self.a.val();
+            self.b_q[z].d.next = self.b.val();
+            self.act_q[z].d.next = self.active.val();
+            self.f_op.next = self.op_q[z].q.val();
+            self.f_cmp.next = self.cmp_q[z].q.val();
+            self.f_a.next = self.a_q[z].q.val();
+            self.f_b.next = self.b_q[z].q.val();
+            self.f_active.next = self.act_q[z].q.val();
+        }
+        self.funct3.next = self.f_op.val().get_bits::<3>(0);
+        self.alt.next = self.f_op.val().get_bit(3);
         // funct7[5] is defined with add (sub) and srl (sra) only.
         self.defined.next = !self.alt.val()
             | (self.funct3.val() == self.f3_add.val())
             | (self.funct3.val() == self.f3_srl.val());
-        self.shamt.next = self.b.val().get_bits::<5>(0);
+        self.shamt.next = self.f_b.val().get_bits::<5>(0);
         // Comparisons: one unsigned comparator; the signed order differs from it only when the
         // signs differ, and then `a` is the smaller one exactly when it is negative.
-        self.lt_unsigned.next = self.a.val() < self.b.val();
-        self.equal.next = self.a.val() == self.b.val();
+        self.lt_unsigned.next = self.f_a.val() < self.f_b.val();
+        self.equal.next = self.f_a.val() == self.f_b.val();
         self.lt_signed.next = self.lt_unsigned.val();
-        if self.a.val().get_bit(31) != self.b.val().get_bit(31) {
-            self.lt_signed.next = self.a.val().get_bit(31);
+        if self.f_a.val().get_bit(31) != self.f_b.val().get_bit(31) {
+            self.lt_signed.next = self.f_a.val().get_bit(31);
         }
         // add / sub.
-        self.addsub.a.next = self.a.val();
-        self.addsub.b.next = self.b.val();
+        self.addsub.a.next = self.f_a.val();
+        self.addsub.b.next = self.f_b.val();
         self.addsub.sub.next = self.alt.val();
         // Shifts: one right shifter. A left shift reverses the operand's bits before and the
         // result's after; an arithmetic shift of a negative value fills the vacated bits.
         self.left.next = !self.funct3.val().get_bit(2);
-        self.rev_in.d.next = self.a.val();
-        self.shift_in.next = self.a.val();
+        self.rev_in.d.next = self.f_a.val();
+        self.shift_in.next = self.f_a.val();
         if self.left.val() {
             self.shift_in.next = self.rev_in.q.val();
         }
         self.vacated.next = !(self.k_ones.val() >> self.shamt.val());
         self.shifted.next = self.shift_in.val() >> self.shamt.val();
-        if self.alt.val() & self.a.val().get_bit(31) {
+        if self.alt.val() & self.f_a.val().get_bit(31) {
             self.shifted.next = (self.shift_in.val() >> self.shamt.val()) | self.vacated.val();
         }
         self.rev_out.d.next = self.shifted.val();
@@ -276,31 +330,31 @@ impl Logic for AluLane {
                 self.value.next = self.k_one.val();
             }
         } else if self.funct3.val() == self.f3_xor.val() {
-            self.value.next = self.a.val() ^ self.b.val();
+            self.value.next = self.f_a.val() ^ self.f_b.val();
         } else if self.funct3.val() == self.f3_or.val() {
-            self.value.next = self.a.val() | self.b.val();
+            self.value.next = self.f_a.val() | self.f_b.val();
         } else {
-            self.value.next = self.a.val() & self.b.val();
+            self.value.next = self.f_a.val() & self.f_b.val();
         }
         // The branch comparison.
         self.take.next = false;
-        if self.cmp.val() == self.cmp_eq.val() {
+        if self.f_cmp.val() == self.cmp_eq.val() {
             self.take.next = self.equal.val();
-        } else if self.cmp.val() == self.cmp_ne.val() {
+        } else if self.f_cmp.val() == self.cmp_ne.val() {
             self.take.next = !self.equal.val();
-        } else if self.cmp.val() == self.cmp_lt.val() {
+        } else if self.f_cmp.val() == self.cmp_lt.val() {
             self.take.next = self.lt_signed.val();
-        } else if self.cmp.val() == self.cmp_ge.val() {
+        } else if self.f_cmp.val() == self.cmp_ge.val() {
             self.take.next = !self.lt_signed.val();
-        } else if self.cmp.val() == self.cmp_ltu.val() {
+        } else if self.f_cmp.val() == self.cmp_ltu.val() {
             self.take.next = self.lt_unsigned.val();
-        } else if self.cmp.val() == self.cmp_geu.val() {
+        } else if self.f_cmp.val() == self.cmp_geu.val() {
             self.take.next = !self.lt_unsigned.val();
         }
-        if !(self.active.val() & self.defined.val()) {
+        if !(self.f_active.val() & self.defined.val()) {
             self.value.next = self.k_zero.val();
         }
-        if !self.active.val() {
+        if !self.f_active.val() {
             self.take.next = false;
         }
         // The result pipeline: register 0 samples the function, register i samples i - 1.
@@ -311,7 +365,7 @@ impl Logic for AluLane {
         }
         self.res_q[0].d.next = self.value.val();
         self.taken_q[0].d.next = self.take.val();
-        self.active_q[0].d.next = self.active.val();
+        self.active_q[0].d.next = self.f_active.val();
         for i in 1..self.res_q.len() {
             self.res_q[i].d.next = self.res_q[i - 1].q.val();
             self.taken_q[i].d.next = self.taken_q[i - 1].q.val();

@@ -45,14 +45,12 @@ pub struct DispatchRegister<const L: usize> {
     pub d_mask: Signal<In, Bits<L>>,
     pub d_csr: Signal<In, Bits<32>>,
     pub d_recon: Signal<In, Bits<32>>,
-    pub d_smem: Signal<In, Bits<32>>,
     pub e_tag: Signal<Out, Bits<TAG_BITS>>,
     pub e_warp: Signal<Out, Bits<WARP_BITS>>,
     pub e_pc: Signal<Out, Bits<32>>,
     pub e_mask: Signal<Out, Bits<L>>,
     pub e_csr: Signal<Out, Bits<32>>,
     pub e_recon: Signal<Out, Bits<32>>,
-    pub e_smem: Signal<Out, Bits<32>>,
     // ---- decoded fields (hdl/src/decode.rs, carried by the tag table: hdl/src/exec_fields.rs)
     pub d_alu_op: Signal<In, Bits<4>>,
     pub d_cmp: Signal<In, Bits<3>>,
@@ -107,7 +105,6 @@ pub struct DispatchRegister<const L: usize> {
     mask: DFF<Bits<L>>,
     csr: DFF<Bits<32>>,
     recon: DFF<Bits<32>>,
-    smem: DFF<Bits<32>>,
     alu_op: DFF<Bits<4>>,
     cmp: DFF<Bits<3>>,
     md_op: DFF<Bits<2>>,
@@ -154,14 +151,12 @@ impl<const L: usize> DispatchRegister<L> {
             d_mask: Default::default(),
             d_csr: Default::default(),
             d_recon: Default::default(),
-            d_smem: Default::default(),
             e_tag: Default::default(),
             e_warp: Default::default(),
             e_pc: Default::default(),
             e_mask: Default::default(),
             e_csr: Default::default(),
             e_recon: Default::default(),
-            e_smem: Default::default(),
             d_alu_op: Default::default(),
             d_cmp: Default::default(),
             d_md_op: Default::default(),
@@ -213,7 +208,6 @@ impl<const L: usize> DispatchRegister<L> {
             mask: Default::default(),
             csr: Default::default(),
             recon: Default::default(),
-            smem: Default::default(),
             alu_op: Default::default(),
             cmp: Default::default(),
             md_op: Default::default(),
@@ -256,7 +250,6 @@ impl<const L: usize> Logic for DispatchRegister<L> {
             mask,
             csr,
             recon,
-            smem,
             alu_op,
             cmp,
             md_op,
@@ -289,7 +282,6 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.mask.d.next = self.d_mask.val();
         self.csr.d.next = self.d_csr.val();
         self.recon.d.next = self.d_recon.val();
-        self.smem.d.next = self.d_smem.val();
         self.alu_op.d.next = self.d_alu_op.val();
         self.cmp.d.next = self.d_cmp.val();
         self.md_op.d.next = self.d_md_op.val();
@@ -324,7 +316,6 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.e_mask.next = self.mask.q.val();
         self.e_csr.next = self.csr.q.val();
         self.e_recon.next = self.recon.q.val();
-        self.e_smem.next = self.smem.q.val();
         self.e_alu_op.next = self.alu_op.q.val();
         self.e_cmp.next = self.cmp.q.val();
         self.e_md_op.next = self.md_op.q.val();

@@ -31,7 +31,7 @@ use crate::scheduler::Scheduler;
 use crate::scoreboard::{RegVec, Scoreboard};
 use crate::simt_stack::SimtStack;
 use crate::stack_port::StackPort;
-use crate::tag_table::TagTable;
+use crate::tag_table::{TagTable, RELEASE_PORTS};
 use crate::top::InjectedFault;
 use crate::writeback::Writeback;
 use crate::{BitPack, Unused, WordPack};
@@ -207,6 +207,11 @@ pub struct Sm<const L: usize> {
     /// Divider and load results release their scoreboard entry the cycle after their
     /// writeback, from these registers (no path from the writeback choice into issue).
     wrel_valid: RegVec<Bit>,
+    /// Tag releases (dispatch without a result, writeback, store completion), registered: the
+    /// tag table frees them a cycle after the event, so the writeback choice and the dispatch
+    /// decision do not reach the tag table's valid bits in their own cycle.
+    trel_v: RegVec<Bit>,
+    trel_t: RegVec<Bits<8>>,
     wrel_warp: RegVec<Bits<6>>,
     wrel_rd: RegVec<Bits<5>>,
     /// The issue stage: the warp the scheduler granted (a cycle or more ago) whose head
@@ -273,8 +278,8 @@ pub struct Sm<const L: usize> {
     d_csr: Signal<Local, Bits<32>>,
     d_mask: Signal<Local, Bits<L>>,
     d_ends: Signal<Local, Bit>,
-    d_cta: Signal<Local, Bits<6>>,
-    d_smem: Signal<Local, Bits<32>>,
+    e_cta: Signal<Local, Bits<6>>,
+    e_smem: Signal<Local, Bits<32>>,
     need_alu: Signal<Local, Bit>,
     need_mul: Signal<Local, Bit>,
     need_div: Signal<Local, Bit>,
@@ -526,6 +531,8 @@ impl<const L: usize> Sm<L> {
             rel_warp: RegVec::new(alu_lat.max(mul_lat)),
             rel_rd: RegVec::new(alu_lat.max(mul_lat)),
             wrel_valid: RegVec::new(1),
+            trel_v: RegVec::new(RELEASE_PORTS),
+            trel_t: RegVec::new(RELEASE_PORTS),
             wrel_warp: RegVec::new(1),
             wrel_rd: RegVec::new(1),
             iss_valid: RegVec::new(1),
@@ -577,8 +584,8 @@ impl<const L: usize> Sm<L> {
             d_csr: Default::default(),
             d_mask: Default::default(),
             d_ends: Default::default(),
-            d_cta: Default::default(),
-            d_smem: Default::default(),
+            e_cta: Default::default(),
+            e_smem: Default::default(),
             need_alu: Default::default(),
             need_mul: Default::default(),
             need_div: Default::default(),
@@ -707,6 +714,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.rel_warp.clock.next = self.clock.val();
         self.rel_rd.clock.next = self.clock.val();
         self.wrel_valid.clock.next = self.clock.val();
+        self.trel_v.clock.next = self.clock.val();
+        self.trel_t.clock.next = self.clock.val();
         self.wrel_warp.clock.next = self.clock.val();
         self.wrel_rd.clock.next = self.clock.val();
         self.iss_valid.clock.next = self.clock.val();
@@ -1015,18 +1024,6 @@ impl<const L: usize> Logic for Sm<L> {
                     self.d_csr.next = self.tags.disp_csr.val();
                     self.d_mask.next = self.tags.disp_mask.val();
                     self.d_ends.next = self.tags.disp_ends.val();
-                    self.d_cta.next = self.launch.slot.val();
-                    for w in 0..self._warps {
-                        if self.oc.disp_warp.val() == self.k_wid[w].val() {
-                            self.d_cta.next = self.w_cta.q[w].val();
-                        }
-                    }
-                    self.d_smem.next = self.k_zero32.val();
-                    for j in 0..self._warps {
-                        if self.d_cta.val() == self.k_wid[j].val() {
-                            self.d_smem.next = self.c_base.q[j].val();
-                        }
-                    }
                     self.need_alu.next = self.oc.disp_payload.val().get_bit(8);
                     self.need_mul.next = self.oc.disp_payload.val().get_bit(9);
                     self.need_div.next = self.oc.disp_payload.val().get_bit(10);
@@ -1150,7 +1147,6 @@ impl<const L: usize> Logic for Sm<L> {
                     self.dreg.d_mask.next = self.d_mask.val();
                     self.dreg.d_csr.next = self.d_csr.val();
                     self.dreg.d_recon.next = self.d_recon.val();
-                    self.dreg.d_smem.next = self.d_smem.val();
                     self.dreg.d_alu_op.next = self.ex_d.alu_op.val();
                     self.dreg.d_cmp.next = self.ex_d.cmp.val();
                     self.dreg.d_md_op.next = self.ex_d.md_op.val();
@@ -1239,7 +1235,22 @@ impl<const L: usize> Logic for Sm<L> {
                     self.lsu.in_size.next = self.dreg.e_mem_size.val();
                     self.lsu.in_unsigned.next = self.dreg.e_mem_unsigned.val();
                     self.lsu.in_offset.next = self.dreg.e_imm.val();
-                    self.lsu.in_smem_base.next = self.dreg.e_smem.val();
+                    // The CTA's shared-memory base, looked up from the dispatch register's warp
+                    // (its CTA slot and the slot's base do not change while it has an
+                    // instruction in flight), not in the dispatch cycle.
+                    self.e_cta.next = self.launch.slot.val();
+                    for w in 0..self._warps {
+                        if self.dreg.e_warp.val() == self.k_wid[w].val() {
+                            self.e_cta.next = self.w_cta.q[w].val();
+                        }
+                    }
+                    self.e_smem.next = self.k_zero32.val();
+                    for j in 0..self._warps {
+                        if self.e_cta.val() == self.k_wid[j].val() {
+                            self.e_smem.next = self.c_base.q[j].val();
+                        }
+                    }
+                    self.lsu.in_smem_base.next = self.e_smem.val();
                     self.lsu.in_smem_size.next = self.smem_need.val();
                     self.bu.in_valid.next = self.dreg.e_to_bu.val() & !self.halted.val();
                     self.bu.in_warp.next = self.dreg.e_warp.val();
@@ -1371,12 +1382,17 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tr_st_mask.next = self.st_mask32.val();
 
                     // ---------------- tag table: release, allocation
-                    self.tags.rel_valid[0].next = self.d_done.val();
-                    self.tags.rel_tag[0].next = self.td.val();
-                    self.tags.rel_valid[1].next = self.wb_valid.val();
-                    self.tags.rel_tag[1].next = self.wb_tag.val();
-                    self.tags.rel_valid[2].next = self.lsu_done.val() & self.lsu.out_store.val();
-                    self.tags.rel_tag[2].next = self.lsu.out_tag.val();
+                    self.trel_v.d[0].next = self.d_done.val() & !self.reset.val();
+                    self.trel_t.d[0].next = self.td.val();
+                    self.trel_v.d[1].next = self.wb_valid.val() & !self.reset.val();
+                    self.trel_t.d[1].next = self.wb_tag.val();
+                    self.trel_v.d[2].next =
+                        self.lsu_done.val() & self.lsu.out_store.val() & !self.reset.val();
+                    self.trel_t.d[2].next = self.lsu.out_tag.val();
+                    for p in 0..RELEASE_PORTS {
+                        self.tags.rel_valid[p].next = self.trel_v.q[p].val();
+                        self.tags.rel_tag[p].next = self.trel_t.q[p].val();
+                    }
                     self.tags.alloc_valid.next = self.gv.val() & !self.i_fault.val();
                     self.tags.alloc_warp.next = self.g.val();
                     self.tags.alloc_pc.next = self.i_pc.val();

@@ -7,7 +7,11 @@
 //! * `free_tag` is the lowest tag whose entry is free in the registered state (0 when none is),
 //!   `any_free` says whether there is one. `busy[w]`: some valid entry belongs to warp `w`.
 //! * Allocation: with `alloc_valid`, entry `free_tag` takes the `alloc_*` fields at the edge
-//!   (the caller allocates only while `any_free`).
+//!   (the caller allocates only while `any_free`). The fields kept in RAM are registered first
+//!   and written into the RAMs at the next edge, so the issue stage's decode and CSR read end
+//!   at flip-flops, not at the RAMs' write ports; a read of that entry in the cycle between
+//!   takes the registered fields (a bypass per read port), so every read sees the entry from
+//!   the cycle after its allocation, as if it were written at once.
 //! * Release: `rel_valid[p]` frees entry `rel_tag[p]` at the edge (three ports: the operand
 //!   collector's dispatch of an instruction with no writeback, the writeback, the LSU's store
 //!   completion). An allocation of the same entry in the same cycle wins.
@@ -75,6 +79,19 @@ pub struct TagTable<const L: usize> {
     ram_recon: LutRam<32, TAG_BITS>,
     ram_csr: LutRam<32, TAG_BITS>,
     ram_mask: LutRam<L, TAG_BITS>,
+    /// The allocation's RAM fields, written into the RAMs a cycle later (`w_v`: pending).
+    w_v: DFF<Bit>,
+    w_tag: DFF<Bits<TAG_BITS>>,
+    w_pc: DFF<Bits<32>>,
+    w_instr: DFF<Bits<32>>,
+    w_exec: DFF<Bits<EXEC_BITS>>,
+    w_recon: DFF<Bits<32>>,
+    w_csr: DFF<Bits<32>>,
+    w_mask: DFF<Bits<L>>,
+    /// The port reads the entry whose fields are still in the `w_*` registers.
+    disp_hit: Signal<Local, Bit>,
+    wb_hit: Signal<Local, Bit>,
+    fault_hit: Signal<Local, Bit>,
     /// The tag read by each port is an entry of the table (the RAMs have `2^k ≥ tags` words).
     disp_in: Signal<Local, Bit>,
     wb_in: Signal<Local, Bit>,
@@ -139,6 +156,17 @@ impl<const L: usize> TagTable<L> {
             ram_recon: LutRam::new(addr_bits, 1),
             ram_csr: LutRam::new(addr_bits, 1),
             ram_mask: LutRam::new(addr_bits, 1),
+            w_v: Default::default(),
+            w_tag: Default::default(),
+            w_pc: Default::default(),
+            w_instr: Default::default(),
+            w_exec: Default::default(),
+            w_recon: Default::default(),
+            w_csr: Default::default(),
+            w_mask: Default::default(),
+            disp_hit: Default::default(),
+            wb_hit: Default::default(),
+            fault_hit: Default::default(),
             disp_in: Default::default(),
             wb_in: Default::default(),
             fault_in: Default::default(),
@@ -195,25 +223,35 @@ impl<const L: usize> Logic for TagTable<L> {
             self.any_free.next = self.seen[nt].val();
         }
 
-        // Allocation writes the entry's fields (validity is kept in `t_valid`).
-        self.ram_pc.we.next = self.alloc_valid.val();
-        self.ram_pc.waddr.next = self.free_tag.val();
-        self.ram_pc.wdata.next = self.alloc_pc.val();
-        self.ram_instr.we.next = self.alloc_valid.val();
-        self.ram_instr.waddr.next = self.free_tag.val();
-        self.ram_instr.wdata.next = self.alloc_instr.val();
-        self.ram_exec.we.next = self.alloc_valid.val();
-        self.ram_exec.waddr.next = self.free_tag.val();
-        self.ram_exec.wdata.next = self.alloc_exec.val();
-        self.ram_recon.we.next = self.alloc_valid.val();
-        self.ram_recon.waddr.next = self.free_tag.val();
-        self.ram_recon.wdata.next = self.alloc_recon.val();
-        self.ram_csr.we.next = self.alloc_valid.val();
-        self.ram_csr.waddr.next = self.free_tag.val();
-        self.ram_csr.wdata.next = self.alloc_csr.val();
-        self.ram_mask.we.next = self.alloc_valid.val();
-        self.ram_mask.waddr.next = self.free_tag.val();
-        self.ram_mask.wdata.next = self.alloc_mask.val();
+        // Allocation: the entry's RAM fields are registered, then written at the next edge
+        // (validity is kept in `t_valid`, at once).
+        dff_setup!(self, clock, w_v, w_tag, w_pc, w_instr, w_exec, w_recon, w_csr, w_mask);
+        self.w_v.d.next = self.alloc_valid.val() & !self.reset.val();
+        self.w_tag.d.next = self.free_tag.val();
+        self.w_pc.d.next = self.alloc_pc.val();
+        self.w_instr.d.next = self.alloc_instr.val();
+        self.w_exec.d.next = self.alloc_exec.val();
+        self.w_recon.d.next = self.alloc_recon.val();
+        self.w_csr.d.next = self.alloc_csr.val();
+        self.w_mask.d.next = self.alloc_mask.val();
+        self.ram_pc.we.next = self.w_v.q.val();
+        self.ram_pc.waddr.next = self.w_tag.q.val();
+        self.ram_pc.wdata.next = self.w_pc.q.val();
+        self.ram_instr.we.next = self.w_v.q.val();
+        self.ram_instr.waddr.next = self.w_tag.q.val();
+        self.ram_instr.wdata.next = self.w_instr.q.val();
+        self.ram_exec.we.next = self.w_v.q.val();
+        self.ram_exec.waddr.next = self.w_tag.q.val();
+        self.ram_exec.wdata.next = self.w_exec.q.val();
+        self.ram_recon.we.next = self.w_v.q.val();
+        self.ram_recon.waddr.next = self.w_tag.q.val();
+        self.ram_recon.wdata.next = self.w_recon.q.val();
+        self.ram_csr.we.next = self.w_v.q.val();
+        self.ram_csr.waddr.next = self.w_tag.q.val();
+        self.ram_csr.wdata.next = self.w_csr.q.val();
+        self.ram_mask.we.next = self.w_v.q.val();
+        self.ram_mask.waddr.next = self.w_tag.q.val();
+        self.ram_mask.wdata.next = self.w_mask.q.val();
 
         // Reads: the RAMs, 0 for a tag outside the table.
         self.disp_in.next = self.disp_tag.val() < self.k_tags.val();
@@ -226,8 +264,14 @@ impl<const L: usize> Logic for TagTable<L> {
         self.ram_mask.raddr[0].next = self.disp_tag.val();
         self.ram_instr.raddr[0].next = self.wb_tag.val();
         self.ram_pc.raddr[1].next = self.fault_tag.val();
+        self.disp_hit.next = self.w_v.q.val() & (self.w_tag.q.val() == self.disp_tag.val());
+        self.wb_hit.next = self.w_v.q.val() & (self.w_tag.q.val() == self.wb_tag.val());
+        self.fault_hit.next = self.w_v.q.val() & (self.w_tag.q.val() == self.fault_tag.val());
         self.disp_pc.next = self.k_zero32.val();
         self.disp_exec.next = self.ram_exec.rdata[0].val();
+        if self.disp_hit.val() {
+            self.disp_exec.next = self.w_exec.q.val();
+        }
         self.disp_recon.next = self.k_zero32.val();
         self.disp_csr.next = self.k_zero32.val();
         self.disp_mask.next = self.k_zero_mask.val();
@@ -236,14 +280,26 @@ impl<const L: usize> Logic for TagTable<L> {
             self.disp_recon.next = self.ram_recon.rdata[0].val();
             self.disp_csr.next = self.ram_csr.rdata[0].val();
             self.disp_mask.next = self.ram_mask.rdata[0].val();
+            if self.disp_hit.val() {
+                self.disp_pc.next = self.w_pc.q.val();
+                self.disp_recon.next = self.w_recon.q.val();
+                self.disp_csr.next = self.w_csr.q.val();
+                self.disp_mask.next = self.w_mask.q.val();
+            }
         }
         self.wb_instr.next = self.k_zero32.val();
         if self.wb_in.val() {
             self.wb_instr.next = self.ram_instr.rdata[0].val();
+            if self.wb_hit.val() {
+                self.wb_instr.next = self.w_instr.q.val();
+            }
         }
         self.fault_pc.next = self.k_zero32.val();
         if self.fault_in.val() {
             self.fault_pc.next = self.ram_pc.rdata[1].val();
+            if self.fault_hit.val() {
+                self.fault_pc.next = self.w_pc.q.val();
+            }
         }
         // The fields kept in flip-flops (`warp`: every entry is compared for `busy`).
         self.disp_ends.next = false;

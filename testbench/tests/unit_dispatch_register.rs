@@ -15,14 +15,13 @@ const SOURCES: usize = 3;
 /// The unit selects, cleared by reset.
 const SELECTS: [&str; 5] = ["to_alu", "to_mul", "to_div", "to_lsu", "to_bu"];
 /// The other scalar fields and their widths.
-const FIELDS: [(&str, u32); 26] = [
+const FIELDS: [(&str, u32); 25] = [
     ("tag", 8),
     ("warp", 6),
     ("pc", 32),
     ("mask", LANES as u32),
     ("csr", 32),
     ("recon", 32),
-    ("smem", 32),
     ("alu_op", 4),
     ("cmp", 3),
     ("md_op", 2),
