@@ -613,8 +613,7 @@ impl Logic for OperandCollector {
                                                     self.cu_valid[i].q.val()
                                                         && self.cu_pend[i * ns + s].q.val()
                                                         && (self.k_parallel[z].val()
-                                                            || !self.seen[i].val())
-                                                        && !self.reset.val();
+                                                            || !self.seen[i].val());
                                                 if self.cu_pend[i * ns + s].q.val() {
                                                     self.seen[i].next = true;
                                                 }
@@ -657,7 +656,6 @@ impl Logic for OperandCollector {
                                                 if self.q_v[i].q.val()
                                                     && (self.q_bank[i].q.val()
                                                         == self.k_bank[b].val())
-                                                    && !self.reset.val()
                                                 {
                                                     if self.any_req[b].val() {
                                                         self.two_req[b].next = true;
@@ -762,11 +760,19 @@ impl Logic for OperandCollector {
                                             self.rr[b].d.next = self.k_cu[0].val();
                                         }
                                         self.rf.read_enable[b].next = self.bgrant[b].val();
-                                        self.ev_grant[b].next = self.bgrant[b].val();
+                                        // Reset gates the events and every state update at
+                                        // their end (a high-fanout net), not the requests.
+                                        self.ev_grant[b].next =
+                                            self.bgrant[b].val() && !self.reset.val();
                                         self.ev_grant_cu[b].next = self.gcu[b].val();
                                         self.ev_grant_src[b].next = self.gsrc[b].val();
-                                        self.ev_conflict[b].next = self.two_req[b].val()
-                                            || (self.any_req[b].val() && self.wblock[b].val());
+                                        if self.reset.val() {
+                                            self.ev_grant_cu[b].next = self.k_cu[0].val();
+                                            self.ev_grant_src[b].next = self.k_src[0].val();
+                                        }
+                                        self.ev_conflict[b].next = (self.two_req[b].val()
+                                            || (self.any_req[b].val() && self.wblock[b].val()))
+                                            && !self.reset.val();
                                         self.ev_write[b].next = self.wbank[b].val();
                                     }
 
@@ -872,8 +878,9 @@ impl Logic for OperandCollector {
                                         }
                                     }
                                     for i in 0..self._c {
-                                        self.complete[i].next =
-                                            self.cu_valid[i].q.val() && !self.reset.val();
+                                        // (Reset gates the dispatch at its end, `disp_valid`
+                                        // and `d_fire`, not here: it is a high-fanout net.)
+                                        self.complete[i].next = self.cu_valid[i].q.val();
                                         for s in 0..self._s {
                                             if self.cu_pend[i * ns + s].q.val() {
                                                 self.complete[i].next = false;
@@ -916,8 +923,10 @@ impl Logic for OperandCollector {
                                             self.d_sel.next = self.d_sel_any.val();
                                         }
                                     }
-                                    self.d_fire.next = self.d_any.val() && self.disp_ready.val();
-                                    self.disp_valid.next = self.d_any.val();
+                                    self.d_fire.next = self.d_any.val()
+                                        && self.disp_ready.val()
+                                        && !self.reset.val();
+                                    self.disp_valid.next = self.d_any.val() && !self.reset.val();
                                     self.disp_cu.next = self.d_sel.val();
                                     self.disp_warp.next = self.warp_zero.val();
                                     self.disp_payload.next = self.payload_zero.val();

@@ -520,32 +520,36 @@ fn diff_all(
         e.disp_valid.to_string(),
         got.disp_valid.to_string(),
     );
-    field(
-        cu.clone(),
-        "disp_cu",
-        e.disp_cu.to_string(),
-        got.disp_cu.to_string(),
-    );
-    field(
-        cu.clone(),
-        "disp_warp",
-        e.disp_warp.to_string(),
-        got.disp_warp.to_string(),
-    );
-    field(
-        cu.clone(),
-        "disp_payload",
-        format!("{:#06x}", e.disp_payload),
-        format!("{:#06x}", got.disp_payload),
-    );
-    for s in 0..sources {
-        for l in 0..lanes {
-            field(
-                format!("{cu}, source {s}, lane {l}"),
-                "disp_data",
-                format!("{:#010x}", e.disp_data[s][l]),
-                format!("{:#010x}", got.disp_data[s][l]),
-            );
+    // The other dispatch fields are meaningful only with `disp_valid` (in a reset cycle the
+    // RTL shows the choice it would make; docs/microarch/operand_collector.md).
+    if e.disp_valid || got.disp_valid {
+        field(
+            cu.clone(),
+            "disp_cu",
+            e.disp_cu.to_string(),
+            got.disp_cu.to_string(),
+        );
+        field(
+            cu.clone(),
+            "disp_warp",
+            e.disp_warp.to_string(),
+            got.disp_warp.to_string(),
+        );
+        field(
+            cu.clone(),
+            "disp_payload",
+            format!("{:#06x}", e.disp_payload),
+            format!("{:#06x}", got.disp_payload),
+        );
+        for s in 0..sources {
+            for l in 0..lanes {
+                field(
+                    format!("{cu}, source {s}, lane {l}"),
+                    "disp_data",
+                    format!("{:#010x}", e.disp_data[s][l]),
+                    format!("{:#010x}", got.disp_data[s][l]),
+                );
+            }
         }
     }
     let show = |g: bool, c: u64, s: u64| {
