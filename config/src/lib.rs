@@ -508,11 +508,11 @@ impl GpuConfig {
 
     /// Tags per SM: how many issued instructions may be in flight at once
     /// (docs/microarch/sm.md, "Tags"). Derived, not set: `collectors + max(alu_latency,
-    /// mul_latency) + 2`, the most the pipeline can hold (see there: one more for the
-    /// dispatch register), so that every tag is used by a kernel that fills the pipeline and
-    /// none is logic no program can reach.
+    /// mul_latency) + 3`, the most the pipeline can hold (see there: one more for the
+    /// dispatch register, one more for the registered release), so that every tag is used by a
+    /// kernel that fills the pipeline and none is logic no program can reach.
     pub fn tags_per_sm(&self) -> u32 {
-        self.collectors + self.alu_latency.max(self.mul_latency) + 2
+        self.collectors + self.alu_latency.max(self.mul_latency) + 3
     }
 }
 
