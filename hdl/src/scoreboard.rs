@@ -16,9 +16,10 @@
 //! * Release (`rel{0,1}_valid/_warp/_rd`): at the clock edge every entry of that warp that is
 //!   valid in the registered state and holds `rd` becomes free. Two ports so that the
 //!   execution-unit writeback and the load/store writeback can retire in the same cycle.
-//! * A release is visible to the hazard check in its own cycle (not to the room check: an entry
-//!   freed in a cycle is not reused by a reservation in the same cycle); a same-cycle release
-//!   never frees the entry a same-cycle reservation allocates (docs/microarch/scheduler.md).
+//! * A release takes effect at the edge: the hazard and room checks of the next cycle see the
+//!   entry free (the SM presents releases a cycle ahead, docs/microarch/sm.md); a same-cycle
+//!   release never frees the entry a same-cycle reservation allocates
+//!   (docs/microarch/scheduler.md).
 //! * `clear[w]` (CTA launch) frees every entry of warp `w` at the edge and wins over reserve;
 //!   `reset` (synchronous) frees every entry of every warp.
 //!
@@ -220,14 +221,12 @@ impl Logic for ScoreboardWarp {
             self.valid.d[e].next = self.valid.q[e].val();
             self.dst.d[e].next = self.dst.q[e].val();
         }
-        // Check: hazards against the entries not released in this cycle (a consumer issued
-        // in its producer's writeback cycle reads the register a cycle later, after the
-        // write); room against the registered entries (a same-cycle reservation only takes an
-        // entry free at the start of the cycle).
+        // Check: hazards and room against the registered entries only (a release takes
+        // effect at the edge: the SM presents each release the cycle before the one in which
+        // the issue check may ignore the register, so the check and the scheduler behind it
+        // start from flip-flops).
         for e in 0..self._entries {
-            self.live[e].next = self.valid.q[e].val()
-                & !((self.rel0.val() & (self.dst.q[e].val() == self.rel0_rd.val()))
-                    | (self.rel1.val() & (self.dst.q[e].val() == self.rel1_rd.val())));
+            self.live[e].next = self.valid.q[e].val();
         }
         self.raw1.next = false;
         self.raw2.next = false;

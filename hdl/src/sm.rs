@@ -204,16 +204,11 @@ pub struct Sm<const L: usize> {
     rel_valid: RegVec<Bit>,
     rel_warp: RegVec<Bits<6>>,
     rel_rd: RegVec<Bits<5>>,
-    /// Divider and load results release their scoreboard entry the cycle after their
-    /// writeback, from these registers (no path from the writeback choice into issue).
-    wrel_valid: RegVec<Bit>,
     /// Tag releases (dispatch without a result, writeback, store completion), registered: the
     /// tag table frees them a cycle after the event, so the writeback choice and the dispatch
     /// decision do not reach the tag table's valid bits in their own cycle.
     trel_v: RegVec<Bit>,
     trel_t: RegVec<Bits<8>>,
-    wrel_warp: RegVec<Bits<6>>,
-    wrel_rd: RegVec<Bits<5>>,
     /// The issue stage: the warp the scheduler granted (a cycle or more ago) whose head
     /// instruction issues when a tag and a collector unit are free.
     iss_valid: RegVec<Bit>,
@@ -530,11 +525,8 @@ impl<const L: usize> Sm<L> {
             rel_valid: RegVec::new(alu_lat.max(mul_lat)),
             rel_warp: RegVec::new(alu_lat.max(mul_lat)),
             rel_rd: RegVec::new(alu_lat.max(mul_lat)),
-            wrel_valid: RegVec::new(1),
             trel_v: RegVec::new(RELEASE_PORTS),
             trel_t: RegVec::new(RELEASE_PORTS),
-            wrel_warp: RegVec::new(1),
-            wrel_rd: RegVec::new(1),
             iss_valid: RegVec::new(1),
             iss_warp: RegVec::new(1),
             room_q: RegVec::new(1),
@@ -713,11 +705,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.rel_valid.clock.next = self.clock.val();
         self.rel_warp.clock.next = self.clock.val();
         self.rel_rd.clock.next = self.clock.val();
-        self.wrel_valid.clock.next = self.clock.val();
         self.trel_v.clock.next = self.clock.val();
         self.trel_t.clock.next = self.clock.val();
-        self.wrel_warp.clock.next = self.clock.val();
-        self.wrel_rd.clock.next = self.clock.val();
         self.iss_valid.clock.next = self.clock.val();
         self.iss_warp.clock.next = self.clock.val();
         self.room_q.clock.next = self.clock.val();
@@ -1356,21 +1345,21 @@ impl<const L: usize> Logic for Sm<L> {
                         self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
                     self.oc.wb_warp.next = self.wb_warp.val();
                     self.oc.wb_rd.next = self.wb_rd.val();
-                    // Release after writeback: divider and load results, the cycle after it
-                    // (ALU and multiplier results were released the cycle before theirs).
-                    self.wrel_valid.d[0].next = self.wb_valid.val()
+                    // Releases take effect at the scoreboard's edge, so each is presented the
+                    // cycle before the issue check may ignore the register: divider and load
+                    // results in their writeback cycle (free from the next), ALU and
+                    // multiplier results as they enter the head of `rel` (free from the cycle
+                    // before their writeback, as the forwarding-era early release).
+                    self.sb.rel0_valid.next = self.wb_valid.val()
                         & (self.wb_rd.val() != self.k_zero5.val())
                         & !self.alu.out_valid.val()
                         & !self.mul.out_valid.val()
                         & !self.reset.val();
-                    self.wrel_warp.d[0].next = self.wb_warp.val();
-                    self.wrel_rd.d[0].next = self.wb_rd.val();
-                    self.sb.rel0_valid.next = self.wrel_valid.q[0].val();
-                    self.sb.rel0_warp.next = self.wrel_warp.q[0].val();
-                    self.sb.rel0_rd.next = self.wrel_rd.q[0].val();
-                    self.sb.rel1_valid.next = self.rel_valid.q[0].val();
-                    self.sb.rel1_warp.next = self.rel_warp.q[0].val();
-                    self.sb.rel1_rd.next = self.rel_rd.q[0].val();
+                    self.sb.rel0_warp.next = self.wb_warp.val();
+                    self.sb.rel0_rd.next = self.wb_rd.val();
+                    self.sb.rel1_valid.next = self.rel_valid.d[0].val();
+                    self.sb.rel1_warp.next = self.rel_warp.d[0].val();
+                    self.sb.rel1_rd.next = self.rel_rd.d[0].val();
                     self.tr_wb_valid.next =
                         self.wb_valid.val() & (self.wb_rd.val() != self.k_zero5.val());
                     self.tr_wb_tag.next = self.wb_tag.val();

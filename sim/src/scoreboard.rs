@@ -81,28 +81,11 @@ impl Scoreboard {
         &self.pending[warp]
     }
 
-    /// Whether `warp`'s instruction `req` may issue in the current state.
+    /// Whether `warp`'s instruction `req` may issue in the current state (the state at the
+    /// start of the cycle: a release takes effect at the clock edge).
     pub fn check(&self, warp: usize, req: &CheckRequest) -> bool {
-        self.check_releasing(warp, req, &[None, None])
-    }
-
-    /// Whether `warp`'s instruction `req` may issue in a cycle with these releases: a register
-    /// released in the cycle no longer blocks (RAW, WAW), but its entry does not count as free
-    /// (room is judged on the state at the start of the cycle).
-    pub fn check_releasing(
-        &self,
-        warp: usize,
-        req: &CheckRequest,
-        release: &[Option<RegWrite>; 2],
-    ) -> bool {
         let p = &self.pending[warp];
-        let released = |r: u8| {
-            release
-                .iter()
-                .flatten()
-                .any(|x| x.warp as usize == warp && x.rd & 31 == r)
-        };
-        let busy = |r: Option<u8>| r.is_some_and(|r| p.contains(&(r & 31)) && !released(r & 31));
+        let busy = |r: Option<u8>| r.is_some_and(|r| p.contains(&(r & 31)));
         let needs_entry = req.rd.is_some_and(|r| r & 31 != 0);
         let raw = busy(req.rs1) || busy(req.rs2);
         let waw = needs_entry && busy(req.rd);
@@ -116,11 +99,7 @@ impl Scoreboard {
         let out = ScoreboardOutputs {
             ok: (0..warps)
                 .map(|w| {
-                    self.check_releasing(
-                        w,
-                        &inp.check.get(w).copied().unwrap_or_default(),
-                        &inp.release,
-                    )
+                    self.check(w, &inp.check.get(w).copied().unwrap_or_default())
                 })
                 .collect(),
             idle: self.pending.iter().map(Vec::is_empty).collect(),
@@ -183,14 +162,14 @@ mod tests {
         assert!(!sb.check(1, &chk(Some(5), None, None)), "WAW");
         assert!(sb.check(1, &chk(Some(6), Some(7), Some(8))));
         assert!(sb.check(0, &chk(Some(5), Some(5), Some(5))), "other warp");
-        // Release: the hazard checks no longer see the register in the release cycle (the
-        // consumer reads it a cycle later); `idle` is registered and still sees it.
+        // Release: it takes effect at the edge; in the release cycle the hazard checks and
+        // `idle` still see the register.
         let out = sb.step(&ScoreboardInputs {
             check: vec![CheckRequest::default(), chk(None, Some(5), None)],
             release: [Some(RegWrite { warp: 1, rd: 5 }), None],
             ..Default::default()
         });
-        assert_eq!(out.ok, vec![true, true]);
+        assert_eq!(out.ok, vec![true, false]);
         assert_eq!(out.idle, vec![true, false]);
         assert!(sb.check(1, &chk(None, Some(5), None)));
         assert!(idle_step(&mut sb).idle.iter().all(|&i| i));

@@ -1019,8 +1019,8 @@ fn scoreboard_raw_and_waw_blocking() {
             "absent sources, other destination"
         );
     }
-    // Release: the hazard check in the release cycle no longer sees the register (`idle` is
-    // registered and still does).
+    // Release: it takes effect at the edge; in the release cycle the hazard check and `idle`
+    // still see the register, from the next cycle on neither does.
     let mut check = vec![CheckRequest::default(); 4];
     check[1] = CheckRequest {
         rd: None,
@@ -1032,7 +1032,7 @@ fn scoreboard_raw_and_waw_blocking() {
         release: [None, Some(RegWrite { warp: 1, rd: 5 })],
         ..Default::default()
     });
-    assert!(out.ok[1] && !out.idle[1]);
+    assert!(!out.ok[1] && !out.idle[1]);
     assert!(b.ok(1, Some(5), Some(5), None));
     // A release to another warp frees nothing.
     b.reserve(3, 9);
