@@ -98,9 +98,7 @@ impl Scoreboard {
         let warps = self.warps();
         let out = ScoreboardOutputs {
             ok: (0..warps)
-                .map(|w| {
-                    self.check(w, &inp.check.get(w).copied().unwrap_or_default())
-                })
+                .map(|w| self.check(w, &inp.check.get(w).copied().unwrap_or_default()))
                 .collect(),
             idle: self.pending.iter().map(Vec::is_empty).collect(),
         };

@@ -470,7 +470,7 @@ impl CycleRef {
         let sel = self.selected();
         let sh_go = matches!(sel, Some((_, true))) && !clearing && !inp.reset;
         let gl_fire = outs.req.is_some() && inp.mem_req_ready;
-        let mut fault_next = self.chk.take();
+        let fault_next = self.chk.take();
         if let Some(b) = self.busy.as_mut() {
             let (l, _) = sel.unwrap_or((0, false));
             if sh_go && b.instr.store {
