@@ -1640,7 +1640,8 @@ impl<const L: usize> Logic for Sm<L> {
                     self.u1.d[2].next = self.oc.ev_alloc.val();
                     self.u1.d[3].next = self.stack.dbg_valid.val();
                     self.u1.d[4].next = self.stack.overflow.val();
-                    self.u1.d[5].next = self.slot.q[0].val();
+                    // (`rel`'s head valid bit: the scoreboard takes the release from its input.)
+                    self.u1.d[5].next = self.slot.q[0].val() ^ self.rel_valid.q[0].val();
                     self.u1.d[6].next = (self.dec_i.illegal.val() & self.d_ends.val())
                         ^ (self.dec_i.rs1_valid.val() & self.dec_i.rs2_valid.val())
                         ^ self.dec_i.is_control.val();
