@@ -16,9 +16,9 @@
 //!   collector's dispatch of an instruction with no writeback, the writeback, the LSU's store
 //!   completion). An allocation of the same entry in the same cycle wins.
 //! * Reads (combinational, 0 for a tag outside the table): the dispatch port (`disp_tag`), the
-//!   writeback port (`wb_tag`) and the fault port (`fault_tag`). `disp_exec` alone is the RAM
-//!   word as it is (undefined for a tag outside the table, which the SM never dispatches):
-//!   it is on the dispatch's critical path, and a gate would add a logic level. The fields written only at
+//!   writeback port (`wb_tag`) and the fault port (`fault_tag`). `disp_exec` alone is not gated
+//!   (undefined for a tag outside the table, which the SM never dispatches): it is on the
+//!   dispatch's critical path, which already has the write bypass's choice. The fields written only at
 //!   allocation (PC, instruction, sidecar, CSR value, mask) are in distributed RAM
 //!   ([`LutRam`], one copy per reading port): an entry's fields read through a RAM's own
 //!   address decoder instead of a `tags`-way multiplexer of flip-flops. Validity, warp (compared
