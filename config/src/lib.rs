@@ -200,6 +200,9 @@ impl GpuConfig {
             // (docs/fpga.md); alu_mix issues 0.906 per cycle per SM with it.
             alu_latency: 2,
             mul_latency: 3,
+            // Eight lane dividers, one round: with two (`div_latency` 133) an SM has 1,540 ECP5
+            // logic cells fewer, but the shipped kernels take 27 % more cycles in all, their
+            // index arithmetic divides (docs/microarch/execution_units.md, "Divider").
             div_latency: 34,
             line_bytes: 32,
             l1_sets: 32,
@@ -457,7 +460,8 @@ impl GpuConfig {
         in_range("collectors", self.collectors, 1, 64)?;
         in_range("alu_latency", self.alu_latency, 1, 16)?;
         in_range("mul_latency", self.mul_latency, 1, 16)?;
-        in_range("div_latency", self.div_latency, 1, 64)?;
+        // Up to 32 lanes divided one at a time (hdl/src/divider.rs, `MAX_DIV_LATENCY`).
+        in_range("div_latency", self.div_latency, 1, 1057)?;
         nonzero_pow2("line_bytes", self.line_bytes)?;
         in_range("line_bytes", self.line_bytes, 4, 1024)?;
         nonzero_pow2("l1_sets", self.l1_sets)?;

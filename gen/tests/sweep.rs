@@ -282,7 +282,7 @@ fn bad_options_stop_before_any_work_naming_the_flag_and_the_fix() {
             &[
                 "RTL of 1 point cannot be generated",
                 "div_latency=4",
-                "must be between 34 and 127",
+                "must be between 34 and 1057",
                 "--skip-invalid",
             ],
         ),

@@ -586,7 +586,7 @@ mod tests {
         cfg.div_latency = MIN_DIV_LATENCY - 1;
         let e = Divider::new(&cfg).err().unwrap();
         assert_eq!((e.field, e.value), ("div_latency", 33));
-        assert!(e.to_string().contains("between 34 and 127"), "{e}");
+        assert!(e.to_string().contains("between 34 and 1057"), "{e}");
         cfg.alu_latency = 0;
         assert_eq!(Alu::new(&cfg).err().unwrap().field, "alu_latency");
     }

@@ -106,6 +106,17 @@ fn tiny_random() {
     run_all(GpuConfig::tiny(), MemorySettings::random().with_seed(1));
 }
 
+/// `tiny` with two lane dividers instead of four (`div_latency` 67: every divide in two rounds,
+/// hdl/src/divider.rs): the kernels whose index arithmetic divides (isa_ops, hazards, reduce,
+/// transpose, barrier_slots, …) in lock-step through the SM's writeback slot 67 cycles ahead.
+#[test]
+fn tiny_two_round_divider_zero() {
+    let mut cfg = GpuConfig::tiny();
+    cfg.name = "tiny_div67".into();
+    cfg.div_latency = 67;
+    run_all(cfg, MemorySettings::zero());
+}
+
 #[test]
 fn small_zero() {
     run_all(GpuConfig::small(), MemorySettings::zero());

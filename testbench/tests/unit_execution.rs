@@ -818,6 +818,27 @@ fn divider_tiny_latency_41() {
     pass(check_divider("divider_tiny_latency_41", &cfg, GOLDEN));
 }
 
+/// Two lane dividers for four lanes: two rounds (lanes 0–1, then 2–3), the second round's
+/// operands kept from the accepting cycle.
+#[test]
+fn divider_tiny_two_rounds() {
+    let cfg = cfg_with("tiny", |c| c.div_latency = 67);
+    assert_eq!(Divider::new(&cfg).expect("divider").lane_dividers(), 2);
+    pass(check_divider("divider_tiny_two_rounds", &cfg, GOLDEN));
+}
+
+/// One lane divider, eight rounds, and a latency above their minimum (265).
+#[test]
+fn divider_small_one_lane_divider() {
+    let cfg = cfg_with("small", |c| c.div_latency = 270);
+    assert_eq!(Divider::new(&cfg).expect("divider").lane_dividers(), 1);
+    pass(check_divider(
+        "divider_small_one_lane_divider",
+        &cfg,
+        GOLDEN,
+    ));
+}
+
 // Configuration errors and checker self-test -------------------------------------------------
 
 #[test]
