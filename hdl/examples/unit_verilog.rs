@@ -4,6 +4,7 @@
 //!
 //! ```sh
 //! cargo run --release -p warpforge-hdl --example unit_verilog alu 1 > unit.v        # LANES
+//! cargo run --release -p warpforge-hdl --example unit_verilog multiplier 1 3 > unit.v  # LANES [LATENCY]
 //! cargo run --release -p warpforge-hdl --example unit_verilog divider 8 133 > unit.v  # LANES [LATENCY]
 //! cargo run --release -p warpforge-hdl --example unit_verilog tag-table 13 8 > unit.v  # TAGS WARPS (8 lanes)
 //! cargo run --release -p warpforge-hdl --example unit_verilog operand-collector small > unit.v  # PRESET (the SM's shape)
@@ -15,12 +16,13 @@ use std::process::ExitCode;
 
 use warpforge_config::GpuConfig;
 use warpforge_hdl::alu::Alu;
+use warpforge_hdl::multiplier::Multiplier;
 use warpforge_hdl::divider::{Divider, MAX_DIV_LATENCY, MIN_DIV_LATENCY};
 use warpforge_hdl::operand_collector::{OperandCollector, SM_SHAPE};
 use warpforge_hdl::tag_table::tag_table_verilog;
 use warpforge_hdl::verilog_of;
 
-const USAGE: &str = "usage: unit_verilog alu LANES (1 to 32) | unit_verilog divider LANES (1 to 32) [LATENCY (34 to 1057)] | unit_verilog tag-table TAGS (1 to 255) WARPS (1 to 64) | unit_verilog operand-collector PRESET|FILE | unit_verilog simt-stack PRESET|FILE | unit_verilog word-mux GROUPS (1 to 64) WORDS (1 to 256)";
+const USAGE: &str = "usage: unit_verilog alu LANES (1 to 32) | unit_verilog multiplier LANES (1 to 32) [LATENCY (1 to 16)] | unit_verilog divider LANES (1 to 32) [LATENCY (34 to 1057)] | unit_verilog tag-table TAGS (1 to 255) WARPS (1 to 64) | unit_verilog operand-collector PRESET|FILE | unit_verilog simt-stack PRESET|FILE | unit_verilog word-mux GROUPS (1 to 64) WORDS (1 to 256)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,6 +33,10 @@ fn main() -> ExitCode {
     };
     let verilog = match args.first().map(String::as_str) {
         Some("alu") => num(1, 1..=32).map(|lanes| verilog_of("alu", &mut Alu::with(lanes, 1))),
+        Some("multiplier") => num(1, 1..=32).map(|lanes| {
+            let latency = num(2, 1..=16).unwrap_or(3);
+            verilog_of("multiplier", &mut Multiplier::with(lanes, latency))
+        }),
         Some("divider") => num(1, 1..=32).map(|lanes| {
             let range = MIN_DIV_LATENCY as usize..=MAX_DIV_LATENCY as usize;
             let latency = num(2, range).unwrap_or(MIN_DIV_LATENCY as usize);
