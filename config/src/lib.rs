@@ -164,7 +164,8 @@ impl GpuConfig {
             collectors: 2,
             // Two ALU cycles: operand selection, then the function (docs/fpga.md).
             alu_latency: 2,
-            mul_latency: 3,
+            // The ALU's latency: the shifts are multiplications (hdl/src/multiplier.rs).
+            mul_latency: 2,
             div_latency: 34,
             line_bytes: 16,
             l1_sets: 8,
@@ -192,16 +193,19 @@ impl GpuConfig {
             scheduler: SchedulerPolicy::Lrr,
             two_level_active: 4,
             simt_stack_depth: 15,
-            // 2 banks and 6 collector units: `alu_mix` still issues ≥ 0.9 per cycle per SM
-            // (0.919; with 4 banks and 8 units 0.935), in fewer ECP5 logic cells
-            // (docs/microarch/sm.md, "Throughput"; docs/fpga.md).
+            // 2 banks and 7 collector units: `alu_mix` still issues ≥ 0.9 per cycle per SM
+            // (0.902; 0.896 with 6 units; with 4 banks and 8 units 0.935 before the shifts moved
+            // into the multiplier), in fewer ECP5 logic cells (docs/microarch/sm.md,
+            // "Throughput"; docs/fpga.md).
             rf_banks: 2,
             rf_layout: RfLayout::Swizzled,
-            collectors: 6,
+            collectors: 7,
             // Two ALU cycles: operand selection, then the function, for the ECP5's 100 MHz
-            // (docs/fpga.md); alu_mix issues 0.906 per cycle per SM with it.
+            // (docs/fpga.md).
             alu_latency: 2,
-            mul_latency: 3,
+            // The shifts are multiplications (hdl/src/multiplier.rs): with the ALU's latency
+            // their results never collide with the ALU's in the writeback slots.
+            mul_latency: 2,
             // Eight lane dividers, one round: with two (`div_latency` 133) an SM has 1,540 ECP5
             // logic cells fewer, but the shipped kernels take 27 % more cycles in all, their
             // index arithmetic divides (docs/microarch/execution_units.md, "Divider").

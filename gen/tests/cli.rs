@@ -391,7 +391,7 @@ fn gen_writes_verilog_file_list_and_config() {
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
     assert!(
-        t.starts_with("configuration `tiny` (hash 15c3c5a7234875e3): 1 SM x 4 warps x 4 lanes\n"),
+        t.starts_with("configuration `tiny` (hash d7d11b7c8663880c): 1 SM x 4 warps x 4 lanes\n"),
         "{t}"
     );
     assert!(t.contains("(top module warpforge_top, "), "{t}");

@@ -16,8 +16,8 @@ use std::process::ExitCode;
 
 use warpforge_config::GpuConfig;
 use warpforge_hdl::alu::Alu;
-use warpforge_hdl::multiplier::Multiplier;
 use warpforge_hdl::divider::{Divider, MAX_DIV_LATENCY, MIN_DIV_LATENCY};
+use warpforge_hdl::multiplier::Multiplier;
 use warpforge_hdl::operand_collector::{OperandCollector, SM_SHAPE};
 use warpforge_hdl::tag_table::tag_table_verilog;
 use warpforge_hdl::verilog_of;

@@ -103,9 +103,11 @@ pub fn branch_cmp_code(op: BranchOp) -> u8 {
 ///
 /// Built for area (docs/microarch/execution_units.md, "ALU lane datapath"): one adder-subtractor
 /// ([`AddSub32`]) for add/sub, one unsigned comparator (`a < b`) from which the signed order and
-/// `slt`/`sltu` are derived, and one right shifter with a fill mask that serves `srl`, `sra` and,
-/// through bit reversal of its input and output ([`BitReverse32`]), `sll`. The result is chosen by
-/// `funct3`; `funct7[5]` only selects subtraction and the arithmetic fill.
+/// `slt`/`sltu` are derived. No shifter: shifts are multiplications by a power of two in the
+/// multiplier (hdl/src/multiplier.rs), where the partial products already exist; the lane's
+/// barrel shifter was 328 of its 464 LUT4. The result is chosen by `funct3`; `funct7[5]` only
+/// selects subtraction. The shift codes (funct3 001 and 101) are not ALU functions: their
+/// result is 0, like any undefined code's.
 #[derive(LogicBlock)]
 pub struct AluLane {
     pub clock: Signal<In, Clock>,
@@ -121,21 +123,13 @@ pub struct AluLane {
     /// The lane's mask bit of the op issued `latency` cycles ago.
     pub active_out: Signal<Out, Bit>,
     funct3: Signal<Local, Bits<3>>,
-    /// `funct7[5]`: subtract (funct3 000) or shift arithmetically (funct3 101).
+    /// `funct7[5]`: subtract (funct3 000).
     alt: Signal<Local, Bit>,
     /// The op is one of the ten defined codes.
     defined: Signal<Local, Bit>,
-    shamt: Signal<Local, Bits<5>>,
     lt_signed: Signal<Local, Bit>,
     lt_unsigned: Signal<Local, Bit>,
     equal: Signal<Local, Bit>,
-    /// Shift left: the shifter's input and output are bit-reversed.
-    left: Signal<Local, Bit>,
-    shift_in: Signal<Local, Bits<32>>,
-    /// The bits a right shift by `shamt` vacates (the top `shamt` bits).
-    vacated: Signal<Local, Bits<32>>,
-    shifted: Signal<Local, Bits<32>>,
-    shift_out: Signal<Local, Bits<32>>,
     value: Signal<Local, Bits<32>>,
     take: Signal<Local, Bit>,
     /// The function's inputs: the ports, or (latency ≥ 2) the input registers.
@@ -151,20 +145,18 @@ pub struct AluLane {
     b_q: Vec<DFF<Bits<32>>>,
     act_q: Vec<DFF<Bit>>,
     addsub: AddSub32,
-    rev_in: BitReverse32,
-    rev_out: BitReverse32,
     res_q: Vec<DFF<Bits<32>>>,
     taken_q: Vec<DFF<Bit>>,
     active_q: Vec<DFF<Bit>>,
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
-    k_ones: Constant<Bits<32>>,
     f3_add: Constant<Bits<3>>,
-    f3_sll: Constant<Bits<3>>,
     f3_slt: Constant<Bits<3>>,
     f3_sltu: Constant<Bits<3>>,
     f3_xor: Constant<Bits<3>>,
     f3_srl: Constant<Bits<3>>,
+    /// funct3 001 (`sll`): not an ALU function.
+    f3_sll_code: Constant<Bits<3>>,
     f3_or: Constant<Bits<3>>,
     cmp_eq: Constant<Bits<3>>,
     cmp_ne: Constant<Bits<3>>,
@@ -202,15 +194,9 @@ impl AluLane {
             funct3: Default::default(),
             alt: Default::default(),
             defined: Default::default(),
-            shamt: Default::default(),
             lt_signed: Default::default(),
             lt_unsigned: Default::default(),
             equal: Default::default(),
-            left: Default::default(),
-            shift_in: Default::default(),
-            vacated: Default::default(),
-            shifted: Default::default(),
-            shift_out: Default::default(),
             value: Default::default(),
             take: Default::default(),
             f_op: Default::default(),
@@ -224,20 +210,17 @@ impl AluLane {
             b_q: regs(n_in),
             act_q: regs(n_in),
             addsub: Default::default(),
-            rev_in: Default::default(),
-            rev_out: Default::default(),
             res_q: regs(n_res),
             taken_q: regs(n_res),
             active_q: regs(n_res),
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
-            k_ones: Constant::new(0xffff_ffffu64.to_bits()),
             f3_add: f3(AluOp::Add),
-            f3_sll: f3(AluOp::Sll),
             f3_slt: f3(AluOp::Slt),
             f3_sltu: f3(AluOp::Sltu),
             f3_xor: f3(AluOp::Xor),
             f3_srl: f3(AluOp::Srl),
+            f3_sll_code: f3(AluOp::Sll),
             f3_or: f3(AluOp::Or),
             cmp_eq: cmp(BranchOp::Beq),
             cmp_ne: cmp(BranchOp::Bne),
@@ -277,11 +260,11 @@ impl Logic for AluLane {
         }
         self.funct3.next = self.f_op.val().get_bits::<3>(0);
         self.alt.next = self.f_op.val().get_bit(3);
-        // funct7[5] is defined with add (sub) and srl (sra) only.
-        self.defined.next = !self.alt.val()
-            | (self.funct3.val() == self.f3_add.val())
-            | (self.funct3.val() == self.f3_srl.val());
-        self.shamt.next = self.f_b.val().get_bits::<5>(0);
+        // Shifts are the multiplier's (hdl/src/multiplier.rs): funct3 001 and 101 are not ALU
+        // functions; funct7[5] is defined with add (sub) only.
+        self.defined.next = (self.funct3.val() != self.f3_srl.val())
+            & (self.funct3.val() != self.f3_sll_code.val())
+            & (!self.alt.val() | (self.funct3.val() == self.f3_add.val()));
         // Comparisons: one unsigned comparator; the signed order differs from it only when the
         // signs differ, and then `a` is the smaller one exactly when it is negative.
         self.lt_unsigned.next = self.f_a.val() < self.f_b.val();
@@ -294,31 +277,9 @@ impl Logic for AluLane {
         self.addsub.a.next = self.f_a.val();
         self.addsub.b.next = self.f_b.val();
         self.addsub.sub.next = self.alt.val();
-        // Shifts: one right shifter. A left shift reverses the operand's bits before and the
-        // result's after; an arithmetic shift of a negative value fills the vacated bits.
-        self.left.next = !self.funct3.val().get_bit(2);
-        self.rev_in.d.next = self.f_a.val();
-        self.shift_in.next = self.f_a.val();
-        if self.left.val() {
-            self.shift_in.next = self.rev_in.q.val();
-        }
-        self.vacated.next = !(self.k_ones.val() >> self.shamt.val());
-        self.shifted.next = self.shift_in.val() >> self.shamt.val();
-        if self.alt.val() & self.f_a.val().get_bit(31) {
-            self.shifted.next = (self.shift_in.val() >> self.shamt.val()) | self.vacated.val();
-        }
-        self.rev_out.d.next = self.shifted.val();
-        self.shift_out.next = self.shifted.val();
-        if self.left.val() {
-            self.shift_out.next = self.rev_out.q.val();
-        }
         // The ALU function, chosen by funct3.
         if self.funct3.val() == self.f3_add.val() {
             self.value.next = self.addsub.sum.val();
-        } else if (self.funct3.val() == self.f3_sll.val())
-            | (self.funct3.val() == self.f3_srl.val())
-        {
-            self.value.next = self.shift_out.val();
         } else if self.funct3.val() == self.f3_slt.val() {
             self.value.next = self.k_zero.val();
             if self.lt_signed.val() {
@@ -411,28 +372,6 @@ impl Logic for AddSub32 {
              always @(*) sum = chain;\n"
                 .into(),
         )
-    }
-}
-
-/// `q` = `d` with its bits in reverse order (bit `i` of `q` is bit `31 - i` of `d`): wiring only.
-#[derive(LogicBlock, Default)]
-pub struct BitReverse32 {
-    pub d: Signal<In, Bits<32>>,
-    pub q: Signal<Out, Bits<32>>,
-}
-
-impl Logic for BitReverse32 {
-    fn update(&mut self) {
-        self.q.next = (self.d.val().index() as u32).reverse_bits().to_bits();
-    }
-
-    fn connect(&mut self) {
-        self.q.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let bits: Vec<String> = (0..32).map(|i| format!("d[{i}]")).collect();
-        Verilog::Custom(format!("always @(*) q = {{{}}};\n", bits.join(", ")))
     }
 }
 

@@ -10,7 +10,9 @@
 use crate::k;
 use rust_hdl::prelude::*;
 
+use crate::multiplier::mul_op_code;
 use crate::{rename_top, verilog_of, HdlError};
+use warpforge_isa::MulDivOp;
 
 /// Result-producing unit of an instruction (`unit` output).
 pub const UNIT_NONE: u64 = 0;
@@ -118,6 +120,9 @@ pub struct Decoder {
     k_alu_add: Constant<Bits<4>>,
     k_alu_f3: Constant<Bits<4>>,
     k_alu_alt: Constant<Bits<4>>,
+    k_md_mul: Constant<Bits<2>>,
+    k_md_mulhu: Constant<Bits<2>>,
+    k_md_mulhsu: Constant<Bits<2>>,
     k_zero5: Constant<Bits<5>>,
     k_zero32: Constant<Bits<32>>,
     k_unit: Vec<Constant<Bits<3>>>,
@@ -223,6 +228,9 @@ impl Decoder {
             k_alu_add: k(0),
             k_alu_f3: k(7),
             k_alu_alt: k(8),
+            k_md_mul: k(u64::from(mul_op_code(MulDivOp::Mul).unwrap())),
+            k_md_mulhu: k(u64::from(mul_op_code(MulDivOp::Mulhu).unwrap())),
+            k_md_mulhsu: k(u64::from(mul_op_code(MulDivOp::Mulhsu).unwrap())),
             k_zero5: k(0),
             k_zero32: k(0),
             k_unit: (0..5).map(k::<3>).collect(),
@@ -489,6 +497,25 @@ impl Logic for Decoder {
             }
         }
 
+        // Shifts are the multiplier's (a multiplication by a power of two, hdl/src/multiplier.rs
+        // `shift_op_code`): sll the low word (mul), srl the unsigned high word (mulhu), sra the
+        // high word of a signed value (mulhsu). `alu_op` keeps {funct7[5], funct3}: its bit 0
+        // tells the multiplier the operation is a shift (every multiply has `alu_op` 0).
+        if ((self.opcode.val() == self.k_op_imm.val())
+            | ((self.opcode.val() == self.k_op_op.val())
+                & (self.f7.val() != self.k_f7_muldiv.val())))
+            & ((self.f3.val() == self.k_f3[1].val()) | (self.f3.val() == self.k_f3[5].val()))
+        {
+            self.unit.next = self.k_unit[2].val();
+            self.md_op.next = self.k_md_mul.val();
+            if self.f3.val() == self.k_f3[5].val() {
+                self.md_op.next = self.k_md_mulhu.val();
+                if self.f7.val() == self.k_f7_alt.val() {
+                    self.md_op.next = self.k_md_mulhsu.val();
+                }
+            }
+        }
+
         // An illegal word reads and writes nothing.
         if self.illegal.val() {
             self.unit.next = self.k_unit[0].val();
@@ -545,6 +572,9 @@ pub struct HeadFields {
     opcode: Signal<Local, Bits<7>>,
     f3: Signal<Local, Bits<3>>,
     muldiv: Signal<Local, Bit>,
+    /// A shift (`sll`, `srl`, `sra` and their immediate forms): the multiplier's.
+    shift: Signal<Local, Bit>,
+    k_f3_shift: Constant<Bits<2>>,
     k_lui: Constant<Bits<7>>,
     k_auipc: Constant<Bits<7>>,
     k_jal: Constant<Bits<7>>,
@@ -590,6 +620,8 @@ impl HeadFields {
             opcode: Default::default(),
             f3: Default::default(),
             muldiv: Default::default(),
+            shift: Default::default(),
+            k_f3_shift: k(1),
             k_lui: k(0x37),
             k_auipc: k(0x17),
             k_jal: k(0x6f),
@@ -646,9 +678,18 @@ impl Logic for HeadFields {
             & (self.word.val().get_bits::<7>(25) == self.k_f7_muldiv.val());
         self.to_lsu.next =
             (self.opcode.val() == self.k_load.val()) | (self.opcode.val() == self.k_store.val());
-        self.to_alu.next =
-            self.rd_valid.val() & (self.opcode.val() != self.k_load.val()) & !self.muldiv.val();
-        self.to_mul.next = self.rd_valid.val() & self.muldiv.val() & !self.word.val().get_bit(14);
+        // Shifts are multiplications by a power of two (hdl/src/multiplier.rs): funct3 001 and
+        // 101 of OP and OP-IMM.
+        self.shift.next = ((self.opcode.val() == self.k_imm.val())
+            | (self.opcode.val() == self.k_op.val()))
+            & !self.muldiv.val()
+            & (self.word.val().get_bits::<2>(12) == self.k_f3_shift.val());
+        self.to_alu.next = self.rd_valid.val()
+            & (self.opcode.val() != self.k_load.val())
+            & !self.muldiv.val()
+            & !self.shift.val();
+        self.to_mul.next = self.rd_valid.val()
+            & ((self.muldiv.val() & !self.word.val().get_bit(14)) | self.shift.val());
         self.to_div.next = self.rd_valid.val() & self.muldiv.val() & self.word.val().get_bit(14);
         self.is_control.next = (self.opcode.val() == self.k_branch.val())
             | (self.opcode.val() == self.k_jal.val())

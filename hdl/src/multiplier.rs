@@ -34,7 +34,7 @@
 
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
-use warpforge_isa::MulDivOp;
+use warpforge_isa::{AluOp, MulDivOp};
 
 use crate::alu::{check_unit_config, ExecConfigError, TAG_BITS};
 
@@ -49,11 +49,26 @@ pub fn mul_op_code(op: MulDivOp) -> Option<u8> {
     }
 }
 
+/// The 2-bit `op` input of the multiplier for a shift (with `in_shift`): `sll` the low word
+/// (`mul`), `srl` the unsigned high word (`mulhu`), `sra` the high word with a signed `a`
+/// (`mulhsu`); `None` for the other ALU functions.
+pub fn shift_op_code(op: AluOp) -> Option<u8> {
+    match op {
+        AluOp::Sll => mul_op_code(MulDivOp::Mul),
+        AluOp::Srl => mul_op_code(MulDivOp::Mulhu),
+        AluOp::Sra => mul_op_code(MulDivOp::Mulhsu),
+        _ => None,
+    }
+}
+
 /// One lane: partial products, optional stage-1 registers, sum and correction, result registers.
 #[derive(LogicBlock)]
 pub struct MulLane {
     pub clock: Signal<In, Clock>,
     pub op: Signal<In, Bits<2>>,
+    /// The op is a shift: `b[4:0]` is the shift amount (`sll` with `op` mul, `srl` with mulhu,
+    /// `sra` with mulhsu), multiplied as a power of two.
+    pub shift: Signal<In, Bit>,
     pub a: Signal<In, Bits<32>>,
     pub b: Signal<In, Bits<32>>,
     pub active: Signal<In, Bit>,
@@ -61,7 +76,13 @@ pub struct MulLane {
     pub result: Signal<Out, Bits<32>>,
     /// The lane's mask bit of the op issued `latency` cycles ago.
     pub active_out: Signal<Out, Bit>,
-    // Stage 0: partial products and correction.
+    // Stage 0: a shift's power of two, partial products and correction.
+    sh: Signal<Local, Bits<5>>,
+    sh_zero: Signal<Local, Bit>,
+    /// The exponent: `sh` for a left shift or a shift by 0, `32 − sh` for a right shift.
+    expo: Signal<Local, Bits<5>>,
+    m_op: Signal<Local, Bits<2>>,
+    m_b: Signal<Local, Bits<32>>,
     a_lo: Signal<Local, Bits<16>>,
     a_hi: Signal<Local, Bits<16>>,
     b_lo: Signal<Local, Bits<16>>,
@@ -98,6 +119,8 @@ pub struct MulLane {
     res_q: Vec<DFF<Bits<32>>>,
     active_q: Vec<DFF<Bit>>,
     k_zero: Constant<Bits<32>>,
+    k_one: Constant<Bits<32>>,
+    k_sh_zero: Constant<Bits<5>>,
     k_low16: Constant<Bits<32>>,
     op_mul: Constant<Bits<2>>,
     op_mulh: Constant<Bits<2>>,
@@ -116,11 +139,17 @@ impl MulLane {
         Self {
             clock: Default::default(),
             op: Default::default(),
+            shift: Default::default(),
             a: Default::default(),
             b: Default::default(),
             active: Default::default(),
             result: Default::default(),
             active_out: Default::default(),
+            sh: Default::default(),
+            sh_zero: Default::default(),
+            expo: Default::default(),
+            m_op: Default::default(),
+            m_b: Default::default(),
             a_lo: Default::default(),
             a_hi: Default::default(),
             b_lo: Default::default(),
@@ -154,6 +183,8 @@ impl MulLane {
             res_q: (0..regs).map(|_| DFF::default()).collect(),
             active_q: (0..regs).map(|_| DFF::default()).collect(),
             k_zero: Constant::new(0u64.to_bits()),
+            k_one: Constant::new(1u64.to_bits()),
+            k_sh_zero: Constant::new(0u64.to_bits()),
             k_low16: Constant::new(0xffffu64.to_bits()),
             op_mul: op(MulDivOp::Mul),
             op_mulh: op(MulDivOp::Mulh),
@@ -166,27 +197,44 @@ impl MulLane {
 impl Logic for MulLane {
     #[hdl_gen]
     fn update(&mut self) {
+        // A shift multiplies by a power of two: `a << sh` is the low word of `a · 2^sh`, and for
+        // `sh ≠ 0` `a >> sh` the high word of `a · 2^(32−sh)`, unsigned (mulhu) or with `a`
+        // signed (mulhsu: the arithmetic shift); a shift by 0 is the low word of `a · 1`.
+        self.sh.next = self.b.val().get_bits::<5>(0);
+        self.sh_zero.next = self.sh.val() == self.k_sh_zero.val();
+        self.expo.next = self.sh.val();
+        if (self.op.val() != self.op_mul.val()) & !self.sh_zero.val() {
+            self.expo.next = self.k_sh_zero.val() - self.sh.val();
+        }
+        self.m_op.next = self.op.val();
+        self.m_b.next = self.b.val();
+        if self.shift.val() {
+            self.m_b.next = self.k_one.val() << self.expo.val();
+            if self.sh_zero.val() {
+                self.m_op.next = self.op_mul.val();
+            }
+        }
         // Stage 0: 16-bit digits, the four partial products, the signed correction.
         self.a_lo.next = self.a.val().get_bits::<16>(0);
         self.a_hi.next = self.a.val().get_bits::<16>(16);
-        self.b_lo.next = self.b.val().get_bits::<16>(0);
-        self.b_hi.next = self.b.val().get_bits::<16>(16);
+        self.b_lo.next = self.m_b.val().get_bits::<16>(0);
+        self.b_hi.next = self.m_b.val().get_bits::<16>(16);
         self.p_ll.next = self.a_lo.val() * self.b_lo.val();
         self.p_lh.next = self.a_lo.val() * self.b_hi.val();
         self.p_hl.next = self.a_hi.val() * self.b_lo.val();
         self.p_hh.next = self.a_hi.val() * self.b_hi.val();
         self.corr_a.next = self.k_zero.val();
         if self.a.val().get_bit(31)
-            & ((self.op.val() == self.op_mulh.val()) | (self.op.val() == self.op_mulhsu.val()))
+            & ((self.m_op.val() == self.op_mulh.val()) | (self.m_op.val() == self.op_mulhsu.val()))
         {
-            self.corr_a.next = self.b.val();
+            self.corr_a.next = self.m_b.val();
         }
         self.corr_b.next = self.k_zero.val();
-        if self.b.val().get_bit(31) & (self.op.val() == self.op_mulh.val()) {
+        if self.m_b.val().get_bit(31) & (self.m_op.val() == self.op_mulh.val()) {
             self.corr_b.next = self.a.val();
         }
         self.corr.next = self.corr_a.val() + self.corr_b.val();
-        self.want_hi.next = self.op.val() != self.op_mul.val();
+        self.want_hi.next = self.m_op.val() != self.op_mul.val();
         // Stage-1 registers (absent when latency = 1: the sum then uses stage 0 directly).
         self.x_ll.next = self.p_ll.val();
         self.x_lh.next = self.p_lh.val();
@@ -276,6 +324,8 @@ pub struct Multiplier {
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
     pub in_op: Signal<In, Bits<2>>,
+    /// The op is a shift (`in_b[i][4:0]` the amount; [`shift_op_code`]).
+    pub in_shift: Signal<In, Bit>,
     pub in_tag: Signal<In, Bits<TAG_BITS>>,
     pub in_mask: Vec<Signal<In, Bit>>,
     pub in_a: Vec<Signal<In, Bits<32>>>,
@@ -307,6 +357,7 @@ impl Multiplier {
             reset: Default::default(),
             in_valid: Default::default(),
             in_op: Default::default(),
+            in_shift: Default::default(),
             in_tag: Default::default(),
             in_mask: (0..lanes).map(|_| Default::default()).collect(),
             in_a: (0..lanes).map(|_| Default::default()).collect(),
@@ -339,6 +390,7 @@ impl Logic for Multiplier {
         for i in 0..self.lane.len() {
             self.lane[i].clock.next = self.clock.val();
             self.lane[i].op.next = self.in_op.val();
+            self.lane[i].shift.next = self.in_shift.val();
             self.lane[i].a.next = self.in_a[i].val();
             self.lane[i].b.next = self.in_b[i].val();
             self.lane[i].active.next = self.in_mask[i].val();

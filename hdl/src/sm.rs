@@ -1167,6 +1167,9 @@ impl<const L: usize> Logic for Sm<L> {
                     self.alu.in_tag.next = self.dreg.e_tag.val();
                     self.mul.in_valid.next = self.dreg.e_to_mul.val() & !self.halted.val();
                     self.mul.in_op.next = self.dreg.e_md_op.val();
+                    // A shift has its ALU function in `alu_op` ({funct7[5], funct3}: bit 0 set,
+                    // 001 or 101); a multiplication has `alu_op` 0.
+                    self.mul.in_shift.next = self.dreg.e_alu_op.val().get_bit(0);
                     self.mul.in_tag.next = self.dreg.e_tag.val();
                     self.div.in_valid.next = self.dreg.e_to_div.val() & !self.halted.val();
                     self.div.in_op.next = self.dreg.e_md_op.val();
@@ -1206,7 +1209,8 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                         self.mul.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.mul.in_a[l].next = self.dreg.e_data[l].val();
-                        self.mul.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        // The ALU's second operand: `rs2`, or a shift's immediate amount.
+                        self.mul.in_b[l].next = self.alu.in_b[l].val();
                         self.div.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.div.in_a[l].next = self.dreg.e_data[l].val();
                         self.div.in_b[l].next = self.dreg.e_data[nl + l].val();

@@ -10,6 +10,7 @@ use warpforge_hdl::decode::{
     decoder_verilog, head_fields_verilog, STEP_LANE, STEP_NONE, STEP_STACK, UNIT_ALU, UNIT_DIV,
     UNIT_LSU, UNIT_MUL, UNIT_NONE,
 };
+use warpforge_hdl::multiplier::shift_op_code;
 use warpforge_isa::{csr, decode, CsrOp, Instr, MulDivOp, SimtOp};
 use warpforge_testbench::unit::{build_unit, lint, yosys_check};
 
@@ -31,6 +32,8 @@ struct Fields {
     tmc: bool,
     /// Only for ALU results / branches (don't care otherwise).
     alu_op: Option<u64>,
+    /// The multiplier's operation (multiplies; shifts, `shift_op_code`).
+    md_op: Option<u64>,
     cmp: Option<u64>,
     imm: Option<u32>,
     rd: u64,
@@ -130,6 +133,10 @@ fn expected(w: u32) -> Fields {
                 },
             );
             f.alu_op = Some(alu_op_code(op) as u64);
+            if let Some(code) = shift_op_code(op) {
+                f.unit = UNIT_MUL;
+                f.md_op = Some(u64::from(code));
+            }
         }
         Instr::Op { op, rd, rs1, rs2 } => {
             f.unit = UNIT_ALU;
@@ -137,12 +144,18 @@ fn expected(w: u32) -> Fields {
             f.rs1 = Some(rs1 as u64);
             f.rs2 = Some(rs2 as u64);
             f.alu_op = Some(alu_op_code(op) as u64);
+            // Shifts are multiplications by a power of two (hdl/src/multiplier.rs).
+            if let Some(code) = shift_op_code(op) {
+                f.unit = UNIT_MUL;
+                f.md_op = Some(u64::from(code));
+            }
         }
         Instr::MulDiv { op, rd, rs1, rs2 } => {
             f.unit = match op {
                 MulDivOp::Mul | MulDivOp::Mulh | MulDivOp::Mulhsu | MulDivOp::Mulhu => UNIT_MUL,
                 _ => UNIT_DIV,
             };
+            f.md_op = Some(u64::from(w >> 12 & 3));
             f.rd = rdv(rd);
             f.rs1 = Some(rs1 as u64);
             f.rs2 = Some(rs2 as u64);
@@ -207,6 +220,7 @@ const OUTS: &[&str] = &[
     "is_tmc",
     "is_control",
     "alu_op",
+    "md_op",
     "cmp",
     "imm",
     "rd",
@@ -277,6 +291,9 @@ fn check(
     }
     if let Some(v) = e.alu_op {
         cmp("alu_op", v);
+    }
+    if let Some(v) = e.md_op {
+        cmp("md_op", v);
     }
     if let Some(v) = e.cmp {
         cmp("cmp", v);

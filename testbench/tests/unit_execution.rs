@@ -24,25 +24,25 @@ use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
 use warpforge_hdl::alu::{alu_op_code, branch_cmp_code, Alu};
 use warpforge_hdl::divider::{div_op_code, Divider, MIN_DIV_LATENCY};
-use warpforge_hdl::multiplier::{mul_op_code, Multiplier};
+use warpforge_hdl::multiplier::{mul_op_code, shift_op_code, Multiplier};
 use warpforge_hdl::{rename_top, verilog_of};
 use warpforge_isa::{AluOp, BranchOp, MulDivOp};
 use warpforge_sim::alu::{alu, branch_taken, muldiv};
 use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_seed};
 use warpforge_testbench::{LoadedModel, PortId};
 
-const ALU_OPS: [AluOp; 10] = [
+/// The ALU's functions (shifts are the multiplier's: `SHIFT_OPS`).
+const ALU_OPS: [AluOp; 7] = [
     AluOp::Add,
     AluOp::Sub,
-    AluOp::Sll,
     AluOp::Slt,
     AluOp::Sltu,
     AluOp::Xor,
-    AluOp::Srl,
-    AluOp::Sra,
     AluOp::Or,
     AluOp::And,
 ];
+/// Shifts, multiplications by a power of two in the multiplier.
+const SHIFT_OPS: [AluOp; 3] = [AluOp::Sll, AluOp::Srl, AluOp::Sra];
 const BRANCH_OPS: [BranchOp; 6] = [
     BranchOp::Beq,
     BranchOp::Bne,
@@ -58,8 +58,10 @@ const MUL_OPS: [MulDivOp; 4] = [
     MulDivOp::Mulhu,
 ];
 const DIV_OPS: [MulDivOp; 4] = [MulDivOp::Div, MulDivOp::Divu, MulDivOp::Rem, MulDivOp::Remu];
-/// ALU `op` codes no function uses (the ALU returns 0).
-const ALU_RESERVED: [u8; 6] = [0b1001, 0b1010, 0b1011, 0b1100, 0b1110, 0b1111];
+/// ALU `op` codes no function uses (the ALU returns 0), the shifts' among them.
+const ALU_RESERVED: [u8; 9] = [
+    0b0001, 0b0101, 0b1101, 0b1001, 0b1010, 0b1011, 0b1100, 0b1110, 0b1111,
+];
 /// Branch `cmp` codes no comparison uses (taken = 0).
 const CMP_RESERVED: [u8; 2] = [0b010, 0b011];
 
@@ -128,6 +130,8 @@ struct Ports {
     out_taken: Vec<PortId>,
     /// Divider only.
     in_ready: Option<PortId>,
+    /// Multiplier only: the op is a shift.
+    in_shift: Option<PortId>,
 }
 
 impl Ports {
@@ -159,6 +163,7 @@ impl Ports {
             in_cmp: opt("in_cmp"),
             out_taken: per_lane("out_taken"),
             in_ready: opt("in_ready"),
+            in_shift: opt("in_shift"),
         };
         for (name, v) in [
             ("in_mask", &p.in_mask),
@@ -181,6 +186,9 @@ impl Ports {
         m.set(self.in_op, u64::from(op.op_code));
         if let Some(cmp) = self.in_cmp {
             m.set(cmp, u64::from(op.cmp_code));
+        }
+        if let Some(shift) = self.in_shift {
+            m.set(shift, u64::from(op.shift));
         }
         m.set(self.in_tag, u64::from(op.tag));
         for i in 0..self.in_a.len() {
@@ -212,6 +220,8 @@ struct Issue {
     name: String,
     op_code: u8,
     cmp_code: u8,
+    /// Multiplier only: a shift (`op_code` from `shift_op_code`).
+    shift: bool,
     tag: u8,
     mask: u32,
     a: Vec<u32>,
@@ -314,7 +324,9 @@ fn alu_issue(
     // An op of the encoding (5% reserved codes) and a comparison (5% reserved codes).
     let op = match op {
         Some(op) => Ok(op),
-        None if rng.gen_range(0..20) == 0 => Err(ALU_RESERVED[rng.gen_range(0..6)]),
+        None if rng.gen_range(0..20) == 0 => {
+            Err(ALU_RESERVED[rng.gen_range(0..ALU_RESERVED.len())])
+        }
         None => Ok(ALU_OPS[rng.gen_range(0..ALU_OPS.len())]),
     };
     let cmp = if pairs.is_none() && rng.gen_range(0..20) == 0 {
@@ -353,6 +365,7 @@ fn alu_issue(
         name: format!("{op_name} / {cmp_name}"),
         op_code: op.map_or_else(|c| c, alu_op_code),
         cmp_code: cmp.map_or_else(|c| c, branch_cmp_code),
+        shift: false,
         tag: rng.gen(),
         mask,
         a,
@@ -370,6 +383,38 @@ fn muldiv_issue(
     code: u8,
     pairs: Option<&[(u32, u32)]>,
 ) -> Issue {
+    let name = format!("{op:?}").to_lowercase();
+    lane_issue(rng, lanes, name, code, false, pairs, |a, b| {
+        (reference.muldiv)(op, a, b)
+    })
+}
+
+/// A shift for the multiplier: `b`'s low five bits are the amount.
+fn shift_issue(
+    rng: &mut ChaCha8Rng,
+    lanes: usize,
+    reference: Reference,
+    op: AluOp,
+    pairs: Option<&[(u32, u32)]>,
+) -> Issue {
+    let name = format!("{op:?} (in the multiplier)").to_lowercase();
+    let code = shift_op_code(op).expect("a shift");
+    lane_issue(rng, lanes, name, code, true, pairs, |a, b| {
+        (reference.alu)(op, a, b)
+    })
+}
+
+/// A warp-op of a unit without comparisons: its mask, operands and per-lane results (0 for
+/// inactive lanes).
+fn lane_issue(
+    rng: &mut ChaCha8Rng,
+    lanes: usize,
+    name: String,
+    op_code: u8,
+    shift: bool,
+    pairs: Option<&[(u32, u32)]>,
+    f: impl Fn(u32, u32) -> u32,
+) -> Issue {
     let mask = if pairs.is_some() {
         full_mask(lanes)
     } else {
@@ -377,18 +422,13 @@ fn muldiv_issue(
     };
     let (a, b) = operands(rng, lanes, pairs);
     let result = (0..lanes)
-        .map(|i| {
-            if mask >> i & 1 == 1 {
-                (reference.muldiv)(op, a[i], b[i])
-            } else {
-                0
-            }
-        })
+        .map(|i| if mask >> i & 1 == 1 { f(a[i], b[i]) } else { 0 })
         .collect();
     Issue {
-        name: format!("{op:?}").to_lowercase(),
-        op_code: code,
+        name,
+        op_code,
         cmp_code: 0,
+        shift,
         tag: rng.gen(),
         mask,
         a,
@@ -657,13 +697,22 @@ fn check_multiplier(test: &str, cfg: &GpuConfig, reference: Reference) -> Result
     let seed = unit_seed(test);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut directed = directed_ops(&MUL_OPS, lanes);
+    let mut directed_shifts = directed_ops(&SHIFT_OPS, lanes);
     let mut random_left = MUL_RANDOM_OPS;
     let t = Instant::now();
     let stats = run_pipelined(&mut m, &p, u64::from(cfg.mul_latency), &mut rng, |rng| {
+        if let Some((op, pairs)) = directed_shifts.next() {
+            return Some(shift_issue(rng, lanes, reference, op, Some(&pairs)));
+        }
         let (op, pairs) = match directed.next() {
             Some((op, pairs)) => (op, Some(pairs)),
             None if random_left > 0 => {
                 random_left -= 1;
+                // A third of the random ops are shifts.
+                if rng.gen_range(0..3) == 0 {
+                    let op = SHIFT_OPS[rng.gen_range(0..SHIFT_OPS.len())];
+                    return Some(shift_issue(rng, lanes, reference, op, None));
+                }
                 (MUL_OPS[rng.gen_range(0..4)], None)
             }
             None => return None,
@@ -900,8 +949,8 @@ fn mulhsu_as_mulh(op: MulDivOp, a: u32, b: u32) -> u32 {
 #[test]
 fn checker_catches_wrong_reference() {
     let tiny = GpuConfig::tiny();
-    let e = check_alu(
-        "checker_alu_sra",
+    let e = check_multiplier(
+        "checker_mul_sra",
         &tiny,
         Reference {
             alu: sra_as_srl,
