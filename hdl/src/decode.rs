@@ -10,9 +10,9 @@
 use crate::k;
 use rust_hdl::prelude::*;
 
-use crate::multiplier::mul_op_code;
+use crate::multiplier::shift_op_code;
 use crate::{rename_top, verilog_of, HdlError};
-use warpforge_isa::MulDivOp;
+use warpforge_isa::AluOp;
 
 /// Result-producing unit of an instruction (`unit` output).
 pub const UNIT_NONE: u64 = 0;
@@ -120,9 +120,10 @@ pub struct Decoder {
     k_alu_add: Constant<Bits<4>>,
     k_alu_f3: Constant<Bits<4>>,
     k_alu_alt: Constant<Bits<4>>,
-    k_md_mul: Constant<Bits<2>>,
-    k_md_mulhu: Constant<Bits<2>>,
-    k_md_mulhsu: Constant<Bits<2>>,
+    /// The multiplier's `op` for `sll`, `srl`, `sra` (`shift_op_code`, defined once there).
+    k_md_sll: Constant<Bits<2>>,
+    k_md_srl: Constant<Bits<2>>,
+    k_md_sra: Constant<Bits<2>>,
     k_zero5: Constant<Bits<5>>,
     k_zero32: Constant<Bits<32>>,
     k_unit: Vec<Constant<Bits<3>>>,
@@ -228,9 +229,9 @@ impl Decoder {
             k_alu_add: k(0),
             k_alu_f3: k(7),
             k_alu_alt: k(8),
-            k_md_mul: k(u64::from(mul_op_code(MulDivOp::Mul).unwrap())),
-            k_md_mulhu: k(u64::from(mul_op_code(MulDivOp::Mulhu).unwrap())),
-            k_md_mulhsu: k(u64::from(mul_op_code(MulDivOp::Mulhsu).unwrap())),
+            k_md_sll: k(u64::from(shift_op_code(AluOp::Sll).unwrap())),
+            k_md_srl: k(u64::from(shift_op_code(AluOp::Srl).unwrap())),
+            k_md_sra: k(u64::from(shift_op_code(AluOp::Sra).unwrap())),
             k_zero5: k(0),
             k_zero32: k(0),
             k_unit: (0..5).map(k::<3>).collect(),
@@ -497,9 +498,8 @@ impl Logic for Decoder {
             }
         }
 
-        // Shifts are the multiplier's (a multiplication by a power of two, hdl/src/multiplier.rs
-        // `shift_op_code`): sll the low word (mul), srl the unsigned high word (mulhu), sra the
-        // high word of a signed value (mulhsu). `alu_op` keeps {funct7[5], funct3}: its bit 0
+        // Shifts are the multiplier's (a multiplication by a power of two, hdl/src/multiplier.rs):
+        // `md_op` is `shift_op_code`'s. `alu_op` keeps {funct7[5], funct3}: its bit 0
         // tells the multiplier the operation is a shift (every multiply has `alu_op` 0).
         if ((self.opcode.val() == self.k_op_imm.val())
             | ((self.opcode.val() == self.k_op_op.val())
@@ -507,11 +507,11 @@ impl Logic for Decoder {
             & ((self.f3.val() == self.k_f3[1].val()) | (self.f3.val() == self.k_f3[5].val()))
         {
             self.unit.next = self.k_unit[2].val();
-            self.md_op.next = self.k_md_mul.val();
+            self.md_op.next = self.k_md_sll.val();
             if self.f3.val() == self.k_f3[5].val() {
-                self.md_op.next = self.k_md_mulhu.val();
+                self.md_op.next = self.k_md_srl.val();
                 if self.f7.val() == self.k_f7_alt.val() {
-                    self.md_op.next = self.k_md_mulhsu.val();
+                    self.md_op.next = self.k_md_sra.val();
                 }
             }
         }
