@@ -31,7 +31,8 @@
 //!   to bank `b` was not granted in `c`.
 //! * **Read latency**: a source granted in `c` is delivered from the bank in `c + 1`; a CU is
 //!   *complete* in the first cycle in which none of its sources is pending, i.e. one cycle after
-//!   its last grant (the arriving operand is bypassed straight to the dispatch port).
+//!   its last grant (the arriving operand is bypassed straight to the dispatch port), and may
+//!   be offered then if it was chosen in `c`.
 //! * **Forwarding** (`Shared` only): a pending source of a CU that is busy at the start of `c`
 //!   whose register (same warp) is written in `c` by a writeback that writes *every* lane is
 //!   collected from the writeback: not pending from `c + 1`, its value the written one (no
@@ -45,12 +46,14 @@
 //! * **Storage**: collected operands live in distributed RAM, one per (source, bank) plus (with
 //!   `Shared`) one per source for forwarded values, addressed by the CU; the dispatch reads them at the
 //!   dispatched CU (docs/microarch/operand_collector.md, "Operand storage").
-//! * **Dispatch**: one output. A complete CU is *eligible* unless another CU holds an older
-//!   instruction of the same warp (per-warp issue order). Among the eligible CUs, round-robin
-//!   starting at the pointer `dptr`; `dptr` moves to the CU after the offered one whether or
-//!   not `disp_ready` accepts it, so a refused instruction (its unit or writeback slot is
+//! * **Dispatch**: one output, its CU chosen at the end of the previous cycle and registered.
+//!   The candidates in `c` are the CUs busy now whose sources are all read by the end of `c`
+//!   and with no older instruction of their warp in another CU now (per-warp issue order; the
+//!   CU offered in `c` counts, whether or not it leaves); round-robin starting at the pointer
+//!   `dptr`, which moves past the chosen CU. In `c + 1` the chosen CU is offered unless it was
+//!   the one offered and accepted in `c`. A refused instruction (its unit or writeback slot is
 //!   taken) does not hold back complete instructions for other units: it is offered again
-//!   when the pointer comes back to it. The dispatched CU is free from `c + 1`.
+//!   when the pointer comes back to it. The dispatched CU is free from the next cycle.
 //! * **Reset** (synchronous): all CUs free, pointers 0. While `reset` is high the unit does
 //!   nothing: no allocation, grant, dispatch or register write; all outputs are 0.
 //!
@@ -186,7 +189,7 @@ pub struct OperandCollector {
     /// bank, or the forward of source `s`) and one reader (dispatch), so it is distributed RAM
     /// instead of a flip-flop per operand bit behind a crossbar.
     rams: LutRamArray<32, CU_BITS>,
-    /// `[p]`: the lanes of bank `d_pbank[p]` (operands arriving in their dispatch cycle).
+    /// `[p]`: the lanes of bank `o_pbank[p]` (operands arriving in their dispatch cycle).
     byp_mux: WordMux<32, BANK_BITS>,
 
     // ---- state: per CU `i`, per source `k = i*S + s`, per operand lane `(i*S + s)*L + l`
@@ -196,8 +199,6 @@ pub struct OperandCollector {
     cu_reg: Vec<DFF<Bits<REG_BITS>>>,
     /// Source still to be granted a bank read.
     cu_pend: Vec<DFF<bool>>,
-    /// Source granted in the previous cycle: its data is on the bank output now.
-    cu_arr: Vec<DFF<bool>>,
     /// Source collected from a writeback: its value is in the forward RAM of `s`.
     cu_fwd: Vec<DFF<bool>>,
     /// Source dispatched as 0 (x0 or not needed).
@@ -207,8 +208,6 @@ pub struct OperandCollector {
     g_v: Vec<DFF<bool>>,
     g_cu: Vec<DFF<Bits<CU_BITS>>>,
     g_src: Vec<DFF<Bits<SRC_BITS>>>,
-    /// (InOrder only) bank of the source granted in the previous cycle.
-    cu_abank: Vec<DFF<Bits<BANK_BITS>>>,
     /// `[i*C + j]`: CU j holds an older instruction of CU i's warp (per-warp dispatch order).
     cu_dep: Vec<DFF<bool>>,
     /// Per-bank round-robin pointers.
@@ -234,8 +233,22 @@ pub struct OperandCollector {
     a_first_src: Vec<Signal<Local, Bits<SRC_BITS>>>,
     a_first_reg: Vec<Signal<Local, Bits<REG_BITS>>>,
     a_first_bank: Vec<Signal<Local, Bits<BANK_BITS>>>,
-    /// Dispatch round-robin pointer.
+    /// Dispatch round-robin pointer: the CU after the one chosen last.
     dptr: DFF<Bits<CU_BITS>>,
+    /// The offer of this cycle, chosen in the previous one (docs/microarch/operand_collector.md,
+    /// rule 6): valid, its CU, warp and payload, and per source `[s]` whether it arrives from
+    /// its bank now (granted in the previous cycle), its bank, whether it was forwarded, and
+    /// whether it dispatches as 0; `[p]` the bank each crossbar port bypasses. All registers,
+    /// so the operand RAMs' read address and every per-bit choice start from flip-flops.
+    o_v: DFF<bool>,
+    o_cu: DFF<Bits<CU_BITS>>,
+    o_warp: DFF<Bits<WARP_BITS>>,
+    o_payload: DFF<Bits<PAYLOAD_BITS>>,
+    o_arr: Vec<DFF<bool>>,
+    o_ob: Vec<DFF<Bits<BANK_BITS>>>,
+    o_fw: Vec<DFF<bool>>,
+    o_zero: Vec<DFF<bool>>,
+    o_pbank: Vec<DFF<Bits<BANK_BITS>>>,
 
     // ---- combinational
     wb_go: Signal<Local, bool>,
@@ -264,33 +277,30 @@ pub struct OperandCollector {
     gr: Vec<Signal<Local, bool>>,
     /// `[i * S + s]`: source `s` of CU `i` is collected from this cycle's writeback.
     fwd: Vec<Signal<Local, bool>>,
-    /// Crossbar: bank selected by port `i*P + p`, and its lanes.
-    pbank: Vec<Signal<Local, Bits<BANK_BITS>>>,
     /// `[i*S + s]`: the forward of source `s` this cycle goes to CU `i` (the lowest-numbered
     /// CU that forwards source `s`: the forward RAM of `s` has one write port).
     f_take: Vec<Signal<Local, bool>>,
     f_seen: Vec<Signal<Local, bool>>,
-    /// `[s]`: the dispatched CU's source `s`: bank, collected from a writeback, dispatched as 0.
-    d_ob: Vec<Signal<Local, Bits<BANK_BITS>>>,
-    d_fw: Vec<Signal<Local, bool>>,
-    d_zero: Vec<Signal<Local, bool>>,
-    /// The dispatched CU's crossbar banks (`[p]`), and their lanes `[p*L + l]`: an operand
-    /// arriving in the cycle of its dispatch is taken from the bank after the CU choice, so
-    /// the stored operands need no per-CU bypass multiplexer (area: the storage is one
-    /// enabled flip-flop per bit; docs/microarch/operand_collector.md, "Storage").
-    d_pbank: Vec<Signal<Local, Bits<BANK_BITS>>>,
+    /// The bypassed lanes of the offered CU's crossbar ports `[p*L + l]`.
     d_byp: Vec<Signal<Local, Bits<32>>>,
-    /// `[s]`: source `s` of the dispatched CU arrives from its bank this cycle.
-    d_arr: Vec<Signal<Local, bool>>,
+    /// `[i]`: CU i will be complete in the next cycle (busy now, and no source pending after
+    /// this cycle's grants and forwards).
     complete: Vec<Signal<Local, bool>>,
-    /// Complete and no older instruction of the same warp in another CU.
+    /// `[i*S + s]`: source `s` of CU `i` is still pending after this cycle.
+    stays: Vec<Signal<Local, bool>>,
+    /// Complete next cycle and no older instruction of the same warp in another CU now: a
+    /// candidate for the next cycle's offer.
     elig: Vec<Signal<Local, bool>>,
     fire_cu: Vec<Signal<Local, bool>>,
+    /// The offered CU is still busy (it was not accepted in the previous cycle).
     d_any: Signal<Local, bool>,
-    d_hi: Signal<Local, bool>,
-    d_sel_any: Signal<Local, Bits<CU_BITS>>,
-    d_sel_hi: Signal<Local, Bits<CU_BITS>>,
-    d_sel: Signal<Local, Bits<CU_BITS>>,
+    /// The next cycle's offer: some candidate, the first at or after `dptr`, the first overall,
+    /// the choice.
+    n_any: Signal<Local, bool>,
+    n_hi: Signal<Local, bool>,
+    n_sel_any: Signal<Local, Bits<CU_BITS>>,
+    n_sel_hi: Signal<Local, Bits<CU_BITS>>,
+    n_sel: Signal<Local, Bits<CU_BITS>>,
     d_fire: Signal<Local, bool>,
     a_found: Signal<Local, bool>,
     a_sel: Signal<Local, Bits<CU_BITS>>,
@@ -411,13 +421,11 @@ impl OperandCollector {
             cu_payload: sigs(c),
             cu_reg: sigs(c * s),
             cu_pend: sigs(c * s),
-            cu_arr: sigs(c * s),
             cu_fwd: sigs(fw),
             cu_zero: sigs(c * s),
             g_v: sigs(b),
             g_cu: sigs(b),
             g_src: sigs(b),
-            cu_abank: sigs(if parallel { 0 } else { c }),
             cu_dep: sigs(c * c),
             rr: sigs(b),
             q_v: sigs(qc),
@@ -455,23 +463,28 @@ impl OperandCollector {
             gsrc: sigs(b),
             gr: sigs(c * s),
             fwd: sigs(fw),
-            pbank: sigs(c * p),
             f_take: sigs(fw),
             f_seen: sigs(if shared { s } else { 0 }),
-            d_ob: sigs(s),
-            d_fw: sigs(if shared { s } else { 0 }),
-            d_zero: sigs(s),
-            d_pbank: sigs(p),
+            o_v: Default::default(),
+            o_cu: Default::default(),
+            o_warp: Default::default(),
+            o_payload: Default::default(),
+            o_arr: sigs(s),
+            o_ob: sigs(s),
+            o_fw: sigs(if shared { s } else { 0 }),
+            o_zero: sigs(s),
+            o_pbank: sigs(p),
             d_byp: sigs(p * l),
-            d_arr: sigs(s),
             complete: sigs(c),
+            stays: sigs(c * s),
             elig: sigs(c),
             fire_cu: sigs(c),
             d_any: Default::default(),
-            d_hi: Default::default(),
-            d_sel_any: Default::default(),
-            d_sel_hi: Default::default(),
-            d_sel: Default::default(),
+            n_any: Default::default(),
+            n_hi: Default::default(),
+            n_sel_any: Default::default(),
+            n_sel_hi: Default::default(),
+            n_sel: Default::default(),
             d_fire: Default::default(),
             a_found: Default::default(),
             a_sel: Default::default(),
@@ -522,13 +535,30 @@ impl Logic for OperandCollector {
         for nc in self._c..(self._c + 1) {
             for ns in self._s..(self._s + 1) {
                 for nl in self._l..(self._l + 1) {
-                    for np in self._p..(self._p + 1) {
+                    for _np in self._p..(self._p + 1) {
                         for ps in self._ps..(self._ps + 1) {
                             for nb in self._b..(self._b + 1) {
                                 for nb1 in self._b1..(self._b1 + 1) {
                                     // ---------------- clocks, register file write port
                                     self.rf.clock.next = self.clock.val();
                                     self.dptr.clock.next = self.clock.val();
+                                    self.o_v.clock.next = self.clock.val();
+                                    self.o_cu.clock.next = self.clock.val();
+                                    self.o_warp.clock.next = self.clock.val();
+                                    self.o_payload.clock.next = self.clock.val();
+                                    for s in 0..self._s {
+                                        self.o_arr[s].clock.next = self.clock.val();
+                                        self.o_ob[s].clock.next = self.clock.val();
+                                        self.o_zero[s].clock.next = self.clock.val();
+                                    }
+                                    for _z in 0..self._shared {
+                                        for s in 0..self._s {
+                                            self.o_fw[s].clock.next = self.clock.val();
+                                        }
+                                    }
+                                    for p in 0..self._p {
+                                        self.o_pbank[p].clock.next = self.clock.val();
+                                    }
                                     for i in 0..self._c {
                                         self.cu_valid[i].clock.next = self.clock.val();
                                         self.cu_warp[i].clock.next = self.clock.val();
@@ -539,13 +569,7 @@ impl Logic for OperandCollector {
                                         for s in 0..self._s {
                                             self.cu_reg[i * ns + s].clock.next = self.clock.val();
                                             self.cu_pend[i * ns + s].clock.next = self.clock.val();
-                                            self.cu_arr[i * ns + s].clock.next = self.clock.val();
                                             self.cu_zero[i * ns + s].clock.next = self.clock.val();
-                                        }
-                                    }
-                                    for _z in 0..self._inorder {
-                                        for i in 0..self._c {
-                                            self.cu_abank[i].clock.next = self.clock.val();
                                         }
                                     }
                                     for _z in 0..self._shared {
@@ -790,26 +814,6 @@ impl Logic for OperandCollector {
                                             }
                                         }
                                     }
-                                    for _z in 0..self._inorder {
-                                        for i in 0..self._c {
-                                            self.pbank[i].next = self.cu_abank[i].q.val();
-                                            self.cu_abank[i].d.next = self.cu_abank[i].q.val();
-                                            for s in 0..self._s {
-                                                if self.gr[i * ns + s].val() {
-                                                    self.cu_abank[i].d.next =
-                                                        self.obank[i * ns + s].val();
-                                                }
-                                            }
-                                        }
-                                    }
-                                    for _z in 0..self._parallel {
-                                        for i in 0..self._c {
-                                            for s in 0..self._s {
-                                                self.pbank[i * ns + s].next =
-                                                    self.obank[i * ns + s].val();
-                                            }
-                                        }
-                                    }
                                     for j in 0..self._bl {
                                         self.byp_mux.d[j].next = self.rf.read_data[j].val();
                                     }
@@ -877,19 +881,45 @@ impl Logic for OperandCollector {
                                             }
                                         }
                                     }
+                                    // ---------------- dispatch: this cycle's offer (chosen in
+                                    // the previous cycle, registered) and the next cycle's choice
+                                    // This cycle's offer: the registered choice, unless that
+                                    // unit left in the previous cycle (offered and accepted:
+                                    // the choice could not know). Reset gates the dispatch at
+                                    // its end (`disp_valid`, `d_fire`): it is a high-fanout net.
+                                    self.d_any.next = false;
                                     for i in 0..self._c {
-                                        // (Reset gates the dispatch at its end, `disp_valid`
-                                        // and `d_fire`, not here: it is a high-fanout net.)
+                                        if (self.o_cu.q.val() == self.k_cu[i].val())
+                                            && self.cu_valid[i].q.val()
+                                        {
+                                            self.d_any.next = self.o_v.q.val();
+                                        }
+                                    }
+                                    for i in 0..self._c {
+                                        // Complete from the next cycle: busy now (an allocation
+                                        // of this cycle is not a candidate), and every source
+                                        // read by the end of this cycle.
                                         self.complete[i].next = self.cu_valid[i].q.val();
                                         for s in 0..self._s {
-                                            if self.cu_pend[i * ns + s].q.val() {
+                                            self.stays[i * ns + s].next =
+                                                self.cu_pend[i * ns + s].q.val()
+                                                    && !self.gr[i * ns + s].val();
+                                            for _z in 0..self._shared {
+                                                if self.f_take[i * ns + s].val() {
+                                                    self.stays[i * ns + s].next = false;
+                                                }
+                                            }
+                                            if self.stays[i * ns + s].val() {
                                                 self.complete[i].next = false;
                                             }
                                         }
                                     }
-
-                                    // ---------------- dispatch
                                     for i in 0..self._c {
+                                        // An older unit of the warp blocks a candidate, also the
+                                        // one offered now: whether it leaves is known only at
+                                        // the end of the cycle (guessing that it does cost
+                                        // `alu_mix` 1.4 % of its cycles: a refused older unit
+                                        // was then offered a cycle later).
                                         self.elig[i].next = self.complete[i].val();
                                         for j in 0..self._c {
                                             if self.cu_dep[i * nc + j].q.val() {
@@ -897,89 +927,100 @@ impl Logic for OperandCollector {
                                             }
                                         }
                                     }
-                                    self.d_any.next = false;
-                                    self.d_hi.next = false;
-                                    self.d_sel_any.next = self.k_cu[0].val();
-                                    self.d_sel_hi.next = self.k_cu[0].val();
+                                    self.n_any.next = false;
+                                    self.n_hi.next = false;
+                                    self.n_sel_any.next = self.k_cu[0].val();
+                                    self.n_sel_hi.next = self.k_cu[0].val();
                                     for i in 0..self._c {
                                         if self.elig[i].val() {
-                                            if !self.d_any.val() {
-                                                self.d_sel_any.next = self.k_cu[i].val();
+                                            if !self.n_any.val() {
+                                                self.n_sel_any.next = self.k_cu[i].val();
                                             }
-                                            self.d_any.next = true;
-                                            if !self.d_hi.val()
+                                            self.n_any.next = true;
+                                            if !self.n_hi.val()
                                                 && (self.k_cu[i].val() >= self.dptr.q.val())
                                             {
-                                                self.d_sel_hi.next = self.k_cu[i].val();
-                                                self.d_hi.next = true;
+                                                self.n_sel_hi.next = self.k_cu[i].val();
+                                                self.n_hi.next = true;
                                             }
                                         }
                                     }
-                                    self.d_sel.next = self.k_cu[0].val();
-                                    if self.d_any.val() {
-                                        if self.d_hi.val() {
-                                            self.d_sel.next = self.d_sel_hi.val();
-                                        } else {
-                                            self.d_sel.next = self.d_sel_any.val();
-                                        }
+                                    self.n_sel.next = self.n_sel_any.val();
+                                    if self.n_hi.val() {
+                                        self.n_sel.next = self.n_sel_hi.val();
                                     }
-                                    self.d_fire.next = self.d_any.val()
-                                        && self.disp_ready.val()
-                                        && !self.reset.val();
-                                    self.disp_valid.next = self.d_any.val() && !self.reset.val();
-                                    self.disp_cu.next = self.d_sel.val();
-                                    self.disp_warp.next = self.warp_zero.val();
-                                    self.disp_payload.next = self.payload_zero.val();
+                                    self.dptr.d.next = self.dptr.q.val();
+                                    self.o_v.d.next = self.n_any.val() && !self.reset.val();
+                                    self.o_cu.d.next = self.n_sel.val();
+                                    self.o_warp.d.next = self.warp_zero.val();
+                                    self.o_payload.d.next = self.payload_zero.val();
                                     for s in 0..self._s {
-                                        self.d_arr[s].next = false;
-                                        self.d_ob[s].next = self.k_bank[0].val();
-                                        self.d_zero[s].next = true;
+                                        self.o_arr[s].d.next = false;
+                                        self.o_ob[s].d.next = self.k_bank[0].val();
+                                        self.o_zero[s].d.next = true;
                                     }
                                     for _z in 0..self._shared {
                                         for s in 0..self._s {
-                                            self.d_fw[s].next = false;
+                                            self.o_fw[s].d.next = false;
                                         }
                                     }
                                     for p in 0..self._p {
-                                        self.d_pbank[p].next = self.k_bank[0].val();
+                                        self.o_pbank[p].d.next = self.k_bank[0].val();
                                     }
-                                    self.dptr.d.next = self.dptr.q.val();
                                     for i in 0..self._c {
-                                        if self.d_any.val()
-                                            && (self.d_sel.val() == self.k_cu[i].val())
-                                        {
-                                            self.disp_warp.next = self.cu_warp[i].q.val();
-                                            self.disp_payload.next = self.cu_payload[i].q.val();
-                                            for p in 0..self._p {
-                                                self.d_pbank[p].next = self.pbank[i * np + p].val();
+                                        if self.n_sel.val() == self.k_cu[i].val() {
+                                            if self.n_any.val() {
+                                                self.dptr.d.next = self.k_next[i].val();
                                             }
+                                            self.o_warp.d.next = self.cu_warp[i].q.val();
+                                            self.o_payload.d.next = self.cu_payload[i].q.val();
                                             for s in 0..self._s {
-                                                self.d_arr[s].next =
-                                                    self.cu_arr[i * ns + s].q.val();
-                                                self.d_ob[s].next = self.obank[i * ns + s].val();
-                                                self.d_zero[s].next =
+                                                self.o_arr[s].d.next = self.gr[i * ns + s].val();
+                                                self.o_ob[s].d.next = self.obank[i * ns + s].val();
+                                                self.o_zero[s].d.next =
                                                     self.cu_zero[i * ns + s].q.val();
                                             }
-                                            self.dptr.d.next = self.k_next[i].val();
-                                        }
-                                    }
-                                    for _z in 0..self._shared {
-                                        for i in 0..self._c {
-                                            if self.d_any.val()
-                                                && (self.d_sel.val() == self.k_cu[i].val())
-                                            {
+                                            // The crossbar port's bank: (InOrder) the one that
+                                            // grants the unit now, (Parallel) each source's.
+                                            for _z in 0..self._inorder {
                                                 for s in 0..self._s {
-                                                    self.d_fw[s].next =
-                                                        self.cu_fwd[i * ns + s].q.val();
+                                                    if self.gr[i * ns + s].val() {
+                                                        self.o_pbank[0].d.next =
+                                                            self.obank[i * ns + s].val();
+                                                    }
+                                                }
+                                            }
+                                            for _z in 0..self._parallel {
+                                                for s in 0..self._s {
+                                                    self.o_pbank[s].d.next =
+                                                        self.obank[i * ns + s].val();
+                                                }
+                                            }
+                                            for _z in 0..self._shared {
+                                                for s in 0..self._s {
+                                                    self.o_fw[s].d.next =
+                                                        self.cu_fwd[i * ns + s].q.val()
+                                                            || self.f_take[i * ns + s].val();
                                                 }
                                             }
                                         }
                                     }
+                                    if self.reset.val() {
+                                        self.dptr.d.next = self.k_cu[0].val();
+                                    }
+
+                                    self.d_fire.next = self.d_any.val()
+                                        && self.disp_ready.val()
+                                        && !self.reset.val();
+                                    self.disp_valid.next = self.d_any.val() && !self.reset.val();
+                                    self.disp_cu.next = self.o_cu.q.val();
+                                    self.disp_warp.next = self.o_warp.q.val();
+                                    self.disp_payload.next = self.o_payload.q.val();
                                     for j in 0..self._m {
-                                        self.rams.raddr[j].next = self.d_sel.val();
+                                        self.rams.raddr[j].next = self.o_cu.q.val();
                                     }
                                     for p in 0..self._p {
-                                        self.byp_mux.sel[p].next = self.d_pbank[p].val();
+                                        self.byp_mux.sel[p].next = self.o_pbank[p].q.val();
                                     }
                                     for j in 0..self._pl {
                                         self.d_byp[j].next = self.byp_mux.q[j].val();
@@ -988,9 +1029,9 @@ impl Logic for OperandCollector {
                                         for l in 0..self._l {
                                             self.disp_data[s * nl + l].next = self.data_zero.val();
                                         }
-                                        if !self.d_zero[s].val() {
+                                        if !self.o_zero[s].q.val() {
                                             for b in 0..self._b {
-                                                if self.d_ob[s].val() == self.k_bank[b].val() {
+                                                if self.o_ob[s].q.val() == self.k_bank[b].val() {
                                                     for l in 0..self._l {
                                                         self.disp_data[s * nl + l].next =
                                                             self.rams.rdata[(s * nb1 + b) * nl + l]
@@ -999,7 +1040,7 @@ impl Logic for OperandCollector {
                                                 }
                                             }
                                             for _z in 0..self._shared {
-                                                if self.d_fw[s].val() {
+                                                if self.o_fw[s].q.val() {
                                                     for l in 0..self._l {
                                                         self.disp_data[s * nl + l].next = self
                                                             .rams
@@ -1008,16 +1049,13 @@ impl Logic for OperandCollector {
                                                     }
                                                 }
                                             }
-                                            if self.d_arr[s].val() {
+                                            if self.o_arr[s].q.val() {
                                                 for l in 0..self._l {
                                                     self.disp_data[s * nl + l].next =
                                                         self.d_byp[s * ps * nl + l].val();
                                                 }
                                             }
                                         }
-                                    }
-                                    if self.reset.val() {
-                                        self.dptr.d.next = self.k_cu[0].val();
                                     }
 
                                     // ---------------- allocation
@@ -1066,7 +1104,7 @@ impl Logic for OperandCollector {
                                         self.alloc_cu[i].next = self.a_go.val()
                                             && (self.a_sel.val() == self.k_cu[i].val());
                                         self.fire_cu[i].next = self.d_fire.val()
-                                            && (self.d_sel.val() == self.k_cu[i].val());
+                                            && (self.o_cu.q.val() == self.k_cu[i].val());
                                     }
                                     for i in 0..self._c {
                                         for j in 0..self._c {
@@ -1148,8 +1186,6 @@ impl Logic for OperandCollector {
                                             }
                                             self.cu_zero[i * ns + s].d.next =
                                                 self.cu_zero[i * ns + s].q.val();
-                                            self.cu_arr[i * ns + s].d.next =
-                                                self.gr[i * ns + s].val();
                                             if self.alloc_cu[i].val() {
                                                 self.cu_reg[i * ns + s].d.next =
                                                     self.issue_src[s].val();

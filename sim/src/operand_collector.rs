@@ -154,8 +154,10 @@ pub struct OperandCollector {
     cus: Vec<Collector>,
     /// Per bank: the collector unit with the highest priority next.
     bank_ptr: Vec<usize>,
-    /// The collector unit with the highest dispatch priority next.
+    /// The collector unit with the highest dispatch priority at the next choice.
     disp_ptr: usize,
+    /// This cycle's offer, chosen at the end of the previous cycle (rule 6).
+    offer: Option<usize>,
     /// Allocations so far.
     seq: u64,
 }
@@ -181,6 +183,7 @@ impl OperandCollector {
             cus: vec![Collector::default(); c],
             bank_ptr: vec![0; cfg.rf_banks as usize],
             disp_ptr: 0,
+            offer: None,
             seq: 0,
         }
     }
@@ -233,6 +236,7 @@ impl OperandCollector {
             }
             self.bank_ptr.iter_mut().for_each(|p| *p = 0);
             self.disp_ptr = 0;
+            self.offer = None;
             return out;
         }
 
@@ -261,19 +265,18 @@ impl OperandCollector {
             }
         }
 
-        // Collector units that may leave (judged before this cycle's grants): all sources read,
-        // and no older instruction of the same warp still in the collector (program order per
-        // warp, which rules out write-after-read hazards).
-        let complete: Vec<bool> = self
+        // Units busy now with no older instruction of their warp in the collector now (program
+        // order per warp, which rules out write-after-read hazards): the candidates for the
+        // next cycle's offer once their sources are read (below).
+        let was_busy: Vec<bool> = self.cus.iter().map(|c| c.busy).collect();
+        let oldest: Vec<bool> = self
             .cus
             .iter()
             .map(|c| {
-                c.busy
-                    && c.srcs.iter().all(|s| !s.pending)
-                    && !self
-                        .cus
-                        .iter()
-                        .any(|o| o.busy && o.warp == c.warp && o.seq < c.seq)
+                !self
+                    .cus
+                    .iter()
+                    .any(|o| o.busy && o.warp == c.warp && o.seq < c.seq)
             })
             .collect();
         let free: Vec<bool> = self.cus.iter().map(|c| !c.busy).collect();
@@ -304,11 +307,8 @@ impl OperandCollector {
             self.bank_ptr[b] = (winner.0 + 1) % nc;
         }
 
-        // Dispatch: round-robin over complete units from the dispatch pointer.
-        if let Some(i) = (0..nc)
-            .map(|k| (self.disp_ptr + k) % nc)
-            .find(|&i| complete[i])
-        {
+        // Dispatch: the unit chosen at the end of the previous cycle, unless it left then.
+        if let Some(i) = self.offer.filter(|&i| was_busy[i]) {
             let cu = &self.cus[i];
             let mut data: Vec<Vec<u32>> = cu.srcs.iter().map(|s| s.data.clone()).collect();
             data.resize(self.shape.sources, vec![0; self.lanes]);
@@ -319,12 +319,9 @@ impl OperandCollector {
                 data,
                 accepted: inp.disp_ready,
             });
-            // The pointer moves past the offered unit whether or not it was accepted: a refused
-            // instruction does not hold back the others (no head-of-line blocking).
             if inp.disp_ready {
                 self.cus[i].busy = false;
             }
-            self.disp_ptr = (i + 1) % nc;
         }
 
         // Forwarding (below) considers the sources pending at the start of the cycle.
@@ -389,6 +386,21 @@ impl OperandCollector {
                     }
                 }
             }
+        }
+
+        // The next cycle's offer: round-robin from the dispatch pointer over the units busy now
+        // whose sources are all read by the end of this cycle, with no older instruction of
+        // their warp in the collector now (the unit offered now counts: the choice does not
+        // wait for `disp_ready`). The unit offered now is a candidate too (last in the order:
+        // the pointer is past it) whether or not it was accepted; if it was, nothing is
+        // offered. The pointer moves past the chosen unit: a refused instruction does not hold
+        // back the others (no head-of-line blocking).
+        let cus = &self.cus;
+        self.offer = (0..nc)
+            .map(|k| (self.disp_ptr + k) % nc)
+            .find(|&i| was_busy[i] && oldest[i] && cus[i].srcs.iter().all(|s| !s.pending));
+        if let Some(i) = self.offer {
+            self.disp_ptr = (i + 1) % nc;
         }
 
         // Allocation: the lowest-numbered unit that was free at the start of the cycle.
@@ -570,10 +582,14 @@ mod tests {
         inp.disp_ready = true;
         let o = oc.step(&inp);
         assert_eq!(o.dispatch.map(|d| (d.cu, d.accepted)), Some((0, true)));
+        // Unit 1 holds the younger instruction of the same warp: it was not a candidate while
+        // unit 0 was here (the offer is chosen a cycle ahead), so it is offered a cycle later.
         let o = oc.step(&inp);
-        assert_eq!(o.dispatch.map(|d| d.cu), Some(1));
+        assert_eq!(o.dispatch.map(|d| d.cu), None);
         // Unit 0 was freed a cycle earlier: ready, allocated.
         assert_eq!(o.alloc, Some(0));
+        let o = oc.step(&inp);
+        assert_eq!(o.dispatch.map(|d| d.cu), Some(1));
     }
 
     /// Dedicated write port: a read granted in the cycle of a write to its register returns
