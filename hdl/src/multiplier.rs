@@ -79,12 +79,8 @@ pub struct MulLane {
     // Stage 0: a shift's power of two, partial products and correction.
     sh: Signal<Local, Bits<5>>,
     sh_zero: Signal<Local, Bit>,
-    /// The powers of two: `2^sh` (a left shift, or a shift by 0), and for a right shift by
-    /// `sh ≠ 0` `2^(32−sh)` = `(2^31 >> sh) << 1`: both decoded from `sh` directly, with no
-    /// subtraction in front of the multiplier (a carry chain on `tiny`'s critical path,
-    /// docs/fpga.md).
-    pow_l: Signal<Local, Bits<32>>,
-    pow_r: Signal<Local, Bits<32>>,
+    /// The exponent: `sh` for a left shift or a shift by 0, `32 − sh` for a right shift.
+    expo: Signal<Local, Bits<5>>,
     m_op: Signal<Local, Bits<2>>,
     m_b: Signal<Local, Bits<32>>,
     a_lo: Signal<Local, Bits<16>>,
@@ -125,8 +121,6 @@ pub struct MulLane {
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
     k_sh_zero: Constant<Bits<5>>,
-    k_two31: Constant<Bits<32>>,
-    k_sh_one: Constant<Bits<5>>,
     k_low16: Constant<Bits<32>>,
     op_mul: Constant<Bits<2>>,
     op_mulh: Constant<Bits<2>>,
@@ -153,8 +147,7 @@ impl MulLane {
             active_out: Default::default(),
             sh: Default::default(),
             sh_zero: Default::default(),
-            pow_l: Default::default(),
-            pow_r: Default::default(),
+            expo: Default::default(),
             m_op: Default::default(),
             m_b: Default::default(),
             a_lo: Default::default(),
@@ -192,8 +185,6 @@ impl MulLane {
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
             k_sh_zero: Constant::new(0u64.to_bits()),
-            k_two31: Constant::new((1u64 << 31).to_bits()),
-            k_sh_one: Constant::new(1u64.to_bits()),
             k_low16: Constant::new(0xffffu64.to_bits()),
             op_mul: op(MulDivOp::Mul),
             op_mulh: op(MulDivOp::Mulh),
@@ -211,15 +202,14 @@ impl Logic for MulLane {
         // signed (mulhsu: the arithmetic shift); a shift by 0 is the low word of `a · 1`.
         self.sh.next = self.b.val().get_bits::<5>(0);
         self.sh_zero.next = self.sh.val() == self.k_sh_zero.val();
-        self.pow_l.next = self.k_one.val() << self.sh.val();
-        self.pow_r.next = (self.k_two31.val() >> self.sh.val()) << self.k_sh_one.val();
+        self.expo.next = self.sh.val();
+        if (self.op.val() != self.op_mul.val()) & !self.sh_zero.val() {
+            self.expo.next = self.k_sh_zero.val() - self.sh.val();
+        }
         self.m_op.next = self.op.val();
         self.m_b.next = self.b.val();
         if self.shift.val() {
-            self.m_b.next = self.pow_l.val();
-            if (self.op.val() != self.op_mul.val()) & !self.sh_zero.val() {
-                self.m_b.next = self.pow_r.val();
-            }
+            self.m_b.next = self.k_one.val() << self.expo.val();
             if self.sh_zero.val() {
                 self.m_op.next = self.op_mul.val();
             }

@@ -23,6 +23,7 @@ use crate::exec_fields::{ExecPack, ExecUnpack};
 use crate::fault_capture::FaultCapture;
 use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
+use crate::lut_ram::LutRamArray;
 use crate::mem_port::MemPort;
 use crate::multiplier::Multiplier;
 use crate::operand_collector::{OperandCollector, SM_SHAPE};
@@ -178,10 +179,17 @@ pub struct Sm<const L: usize> {
     // ---- per-warp state
     w_launched: RegVec<Bit>,
     w_cta: RegVec<Bits<6>>,
-    w_ctaid: RegVec<Bits<32>>,
-    w_tid: RegVec<Bits<32>>,
-    w_gtid: RegVec<Bits<32>>,
-    w_instret: RegVec<Bits<32>>,
+    /// Per warp, read only by the issuing warp: its thread id, CTA id and global thread id of
+    /// lane 0 (RAMs 0–2, written at launch) and its `instret` (RAM 3, written at issue), in
+    /// distributed RAM instead of flip-flops with a 32-bit `W`:1 choice each and an
+    /// incrementer per warp. `w_iv`: the warp's `instret` word is valid (cleared at launch,
+    /// set at its first issue; an invalid word reads 0), so the RAM has one writer.
+    w_words: LutRamArray<32, 6>,
+    w_iv: RegVec<Bit>,
+    /// `[v*W + j]`: warp `v` belongs to CTA slot `j` (`w_cta` one-hot, loaded with it at
+    /// launch): the barrier and CTA-completion checks look per CTA slot instead of comparing
+    /// every pair of warps' slot numbers.
+    w_in_cta: RegVec<Bit>,
     w_bar: RegVec<Bit>,
     /// A branch-unit redirect waiting for the warp's SIMT stack to finish a refill (`busy`).
     w_redir: RegVec<Bit>,
@@ -315,6 +323,10 @@ pub struct Sm<const L: usize> {
     l_mask: Signal<Local, Bits<L>>,
     l_last: Signal<Local, Bit>,
     bar_ok: Vec<Signal<Local, Bit>>,
+    /// Per CTA slot: a warp of it is launched, live and not waiting at the barrier, or the
+    /// CTA is still launching (its barrier cannot release); some warp of it is live.
+    cta_wait: Vec<Signal<Local, Bit>>,
+    cta_live: Vec<Signal<Local, Bit>>,
     redir_want: Vec<Signal<Local, Bit>>,
     cta_done: Vec<Signal<Local, Bit>>,
     any_launched: Signal<Local, Bit>,
@@ -508,10 +520,13 @@ impl<const L: usize> Sm<L> {
             u_full: Unused::new(w),
             w_launched: RegVec::new(w),
             w_cta: RegVec::new(w),
-            w_ctaid: RegVec::new(w),
-            w_tid: RegVec::new(w),
-            w_gtid: RegVec::new(w),
-            w_instret: RegVec::new(w),
+            w_words: LutRamArray::new(
+                4,
+                (usize::BITS - (w.max(2) - 1).leading_zeros()) as usize,
+                1,
+            ),
+            w_iv: RegVec::new(w),
+            w_in_cta: RegVec::new(w * w),
             w_bar: RegVec::new(w),
             w_redir: RegVec::new(w),
             jl_flag: RegVec::new(alu_lat),
@@ -618,6 +633,8 @@ impl<const L: usize> Sm<L> {
             l_mask: Default::default(),
             l_last: Default::default(),
             bar_ok: sigs(w),
+            cta_wait: sigs(w),
+            cta_live: sigs(w),
             redir_want: sigs(w),
             cta_done: sigs(w),
             any_launched: Default::default(),
@@ -689,10 +706,9 @@ impl<const L: usize> Logic for Sm<L> {
         self.sport.reset.next = self.reset.val();
         self.w_launched.clock.next = self.clock.val();
         self.w_cta.clock.next = self.clock.val();
-        self.w_ctaid.clock.next = self.clock.val();
-        self.w_tid.clock.next = self.clock.val();
-        self.w_gtid.clock.next = self.clock.val();
-        self.w_instret.clock.next = self.clock.val();
+        self.w_words.clock.next = self.clock.val();
+        self.w_iv.clock.next = self.clock.val();
+        self.w_in_cta.clock.next = self.clock.val();
         self.w_bar.clock.next = self.clock.val();
         self.w_redir.clock.next = self.clock.val();
         self.jl_flag.clock.next = self.clock.val();
@@ -934,13 +950,21 @@ impl<const L: usize> Logic for Sm<L> {
                             self.i_fetch_fault.next = self.fetch.head_fault[w].val();
                             self.i_fault.next = self.fetch.head_stops[w].val();
                             self.i_mask.next = self.stack.tos_mask[w].val();
-                            self.i_instret.next = self.w_instret.q[w].val();
-                            self.i_tid.next = self.w_tid.q[w].val();
-                            self.i_ctaid.next = self.w_ctaid.q[w].val();
-                            self.i_gtid.next = self.w_gtid.q[w].val();
+                            if self.w_iv.q[w].val() {
+                                self.i_instret.next = self.w_words.rdata[3].val();
+                            }
                             self.i_stack_off.next = self.k_warp_stack[w].val();
                         }
                     }
+                    self.i_tid.next = self.w_words.rdata[0].val();
+                    self.i_ctaid.next = self.w_words.rdata[1].val();
+                    self.i_gtid.next = self.w_words.rdata[2].val();
+                    for r in 0..4 {
+                        self.w_words.raddr[r].next = self.g.val();
+                    }
+                    self.w_words.we[3].next = self.gv.val();
+                    self.w_words.waddr[3].next = self.g.val();
+                    self.w_words.wdata[3].next = self.i_instret.val() + self.k_one32.val();
                     self.i_stack.next = self.stack_top.val() - self.i_stack_off.val();
                     self.dec_i.word.next = self.i_word.val();
                     self.pk_imask.d[0].next = self.i_mask.val();
@@ -1498,42 +1522,62 @@ impl<const L: usize> Logic for Sm<L> {
                         if self.w_launched.q[w].val() {
                             self.any_launched.next = true;
                         }
-                        self.bar_ok[w].next = self.w_bar.q[w].val();
-                        for v in 0..self._warps {
-                            if self.w_launched.q[v].val()
-                                & (self.w_cta.q[v].val() == self.w_cta.q[w].val())
-                                & !self.w_empty[v].val()
-                                & !self.w_bar.q[v].val()
-                            {
-                                self.bar_ok[w].next = false;
-                            }
-                        }
+                    }
+                    for nw in self._warps..(self._warps + 1) {
                         for j in 0..self._warps {
-                            if (self.w_cta.q[w].val() == self.k_wid[j].val())
-                                & self.c_launching.q[j].val()
-                            {
-                                self.bar_ok[w].next = false;
+                            self.cta_wait[j].next = self.c_launching.q[j].val();
+                            self.cta_live[j].next = false;
+                            for v in 0..self._warps {
+                                if self.w_in_cta.q[v * nw + j].val() {
+                                    if self.w_launched.q[v].val()
+                                        & !self.w_empty[v].val()
+                                        & !self.w_bar.q[v].val()
+                                    {
+                                        self.cta_wait[j].next = true;
+                                    }
+                                    if self.w_live[v].val() {
+                                        self.cta_live[j].next = true;
+                                    }
+                                }
+                            }
+                            self.cta_done[j].next = self.c_valid.q[j].val()
+                                & !self.c_launching.q[j].val()
+                                & !self.cta_live[j].val();
+                        }
+                        for w in 0..self._warps {
+                            self.bar_ok[w].next = self.w_bar.q[w].val();
+                            for j in 0..self._warps {
+                                if self.w_in_cta.q[w * nw + j].val() & self.cta_wait[j].val() {
+                                    self.bar_ok[w].next = false;
+                                }
                             }
                         }
                     }
-                    for j in 0..self._warps {
-                        self.cta_done[j].next =
-                            self.c_valid.q[j].val() & !self.c_launching.q[j].val();
+                    // A launch writes the warp's ids (read at its issues, many cycles later).
+                    for r in 0..3 {
+                        self.w_words.we[r].next = self.l_go.val();
+                        self.w_words.waddr[r].next = self.l_warp.val();
+                    }
+                    self.w_words.wdata[0].next = self.launch.tid.val();
+                    self.w_words.wdata[1].next = self.launch.cta.val();
+                    self.w_words.wdata[2].next = self.launch.gtid.val();
+                    for nw in self._warps..(self._warps + 1) {
                         for w in 0..self._warps {
-                            if self.w_live[w].val() & (self.w_cta.q[w].val() == self.k_wid[j].val())
-                            {
-                                self.cta_done[j].next = false;
+                            for j in 0..self._warps {
+                                self.w_in_cta.d[w * nw + j].next =
+                                    self.w_in_cta.q[w * nw + j].val();
+                                if self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()) {
+                                    self.w_in_cta.d[w * nw + j].next =
+                                        self.launch.slot.val() == self.k_wid[j].val();
+                                }
                             }
                         }
                     }
                     for w in 0..self._warps {
                         self.w_launched.d[w].next = self.w_launched.q[w].val();
                         self.w_cta.d[w].next = self.w_cta.q[w].val();
-                        self.w_ctaid.d[w].next = self.w_ctaid.q[w].val();
-                        self.w_tid.d[w].next = self.w_tid.q[w].val();
-                        self.w_gtid.d[w].next = self.w_gtid.q[w].val();
-                        self.w_instret.d[w].next = self.w_instret.q[w].val();
                         self.w_bar.d[w].next = self.w_bar.q[w].val() & !self.bar_ok[w].val();
+                        self.w_iv.d[w].next = self.w_iv.q[w].val();
                         self.w_rsv.d[w].next = (self.w_rsv.q[w].val()
                             | (self.cta_go.val() & self.take[w].val()))
                             & !(self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()))
@@ -1544,8 +1588,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.pk_launch.d[w].next = false;
                         self.sb.clear[w].next = false;
                         if self.gv.val() & (self.g.val() == self.k_wid[w].val()) {
-                            self.w_instret.d[w].next =
-                                self.w_instret.q[w].val() + self.k_one32.val();
+                            self.w_iv.d[w].next = true;
                             if self.dec_i.is_bar.val() & !self.i_fault.val() {
                                 self.w_bar.d[w].next = true;
                             }
@@ -1558,10 +1601,7 @@ impl<const L: usize> Logic for Sm<L> {
                         if self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()) {
                             self.w_launched.d[w].next = true;
                             self.w_cta.d[w].next = self.launch.slot.val();
-                            self.w_ctaid.d[w].next = self.launch.cta.val();
-                            self.w_tid.d[w].next = self.launch.tid.val();
-                            self.w_gtid.d[w].next = self.launch.gtid.val();
-                            self.w_instret.d[w].next = self.k_zero32.val();
+                            self.w_iv.d[w].next = false;
                             self.w_bar.d[w].next = false;
                             for _z in 0..self._gto {
                                 self.sched.launch[w].next = true;
