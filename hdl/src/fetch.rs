@@ -15,11 +15,13 @@
 //!   into the warp's I-buffer, the fetch PC advances by 4, and a block-ending instruction stops
 //!   the warp until the next `redirect`;
 //! * the I-buffer heads (`head_*`) come straight from flip-flops; `pop` removes one head per
-//!   cycle.
+//!   cycle; the PC and sidecar word of one warp's head (`read_warp`) come from distributed RAM
+//!   (`read_pc`, `read_recon`).
 //!
 //! State is held in [`RegVec`]s (one Verilog module per vector, not per flip-flop). Each
 //! I-buffer is a shift register with a thermometer valid vector: entry 0 is the head, a pop
-//! shifts the entries down, a push writes the first entry that is free after the pop.
+//! shifts the entries down, a push writes the first entry that is free after the pop. The PCs
+//! and sidecar words are a ring per warp in one RAM (written at the push, never moved).
 //!
 //! Written against rust-hdl 0.46 (../shared/BRIEF.md "RTL rules"): flattened 2-D vectors
 //! (`index = w * E + i`, with `E` bound by a one-iteration loop because an index expression may
@@ -35,6 +37,7 @@ use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
 use crate::decode::Decoder;
+use crate::lut_ram::LutRamArray;
 use crate::scoreboard::RegVec;
 pub use crate::scoreboard::{WarpId, WARP_BITS};
 use crate::{rename_top, verilog_of, HdlError, Unused};
@@ -45,6 +48,9 @@ use crate::{rename_top, verilog_of, HdlError, Unused};
 pub const PLAIN_OPCODES: [u8; 8] = [0x37, 0x17, 0x33, 0x13, 0x03, 0x23, 0x0f, 0x73];
 
 /// `ceil(log2(n))` (0 for n ≤ 1).
+/// Ring addresses: 64 warps × 16 entries.
+const RING_BITS: usize = 10;
+
 fn clog2(n: usize) -> usize {
     let mut b = 0;
     while (1usize << b) < n {
@@ -179,7 +185,7 @@ fn vec_of<T: Default>(n: usize) -> Vec<T> {
 }
 
 /// Fetch, instruction memory and I-buffers of one SM. Per-warp ports are `Vec`s indexed by warp
-/// number (Verilog `head_pc$3`, Verilator C++ `head_pc__0243`).
+/// number (Verilog `head_word$3`, Verilator C++ `head_word__0243`).
 #[derive(LogicBlock)]
 pub struct Fetch {
     pub clock: Signal<In, Clock>,
@@ -199,9 +205,15 @@ pub struct Fetch {
     pub tos_rpc: Vec<Signal<In, Bits<32>>>,
     /// Per warp: the I-buffer head (all from flip-flops; stale when `head_valid` is low).
     pub head_valid: Vec<Signal<Out, Bit>>,
-    pub head_pc: Vec<Signal<Out, Bits<32>>>,
     pub head_word: Vec<Signal<Out, Bits<32>>>,
-    pub head_recon: Vec<Signal<Out, Bits<32>>>,
+    /// The reconvergence kind, bits 1..0 of the head's sidecar word (the issue check of a
+    /// branch at a return needs it for every warp).
+    pub head_kind: Vec<Signal<Out, Bits<2>>>,
+    /// The PC and sidecar word of warp `read_warp`'s head (combinational, from distributed
+    /// RAM: only the issuing warp's are needed; stale when that head is not valid).
+    pub read_warp: Signal<In, WarpId>,
+    pub read_pc: Signal<Out, Bits<32>>,
+    pub read_recon: Signal<Out, Bits<32>>,
     /// The fetch PC was outside instruction memory (out-of-range-fetch); word and sidecar read 0.
     pub head_fault: Vec<Signal<Out, Bit>>,
     /// This instruction ended its fetch block.
@@ -232,12 +244,18 @@ pub struct Fetch {
     /// I-buffers, entry `i` of warp `w` at `w * E + i` (entry 0 = head); `bv` is a thermometer
     /// code (`bv[i+1]` ⇒ `bv[i]`).
     bv: RegVec<Bit>,
-    bpc: RegVec<Bits<32>>,
     bword: RegVec<Bits<32>>,
-    brecon: RegVec<Bits<32>>,
+    bkind: RegVec<Bits<2>>,
     bfault: RegVec<Bit>,
     bends: RegVec<Bit>,
     bstops: RegVec<Bit>,
+    /// Every entry's PC and sidecar word (words 0 and 1) in distributed RAM at `w·E2 + slot`
+    /// (`E2` = `E` rounded up to a power of two): a ring per warp, the head at slot `hp[w]`,
+    /// the next push at slot `tp[w]`. Written once per entry at its push, so it needs no
+    /// shifting multiplexers, and read only for one warp (`read_warp`).
+    ring: LutRamArray<32, RING_BITS>,
+    hp: RegVec<Bits<RING_BITS>>,
+    tp: RegVec<Bits<RING_BITS>>,
     /// Decodes the arriving word for `head_stops`.
     pre: Decoder,
     in_stops: Signal<Local, Bit>,
@@ -251,6 +269,12 @@ pub struct Fetch {
     pre_unused32: Unused<Bits<32>>,
 
     wid: Vec<Constant<WarpId>>,
+    /// `w · E2`: warp `w`'s first ring slot.
+    ring_base: Vec<Constant<Bits<RING_BITS>>>,
+    /// `E − 1` and 0, for the ring pointers.
+    slot_last: Constant<Bits<RING_BITS>>,
+    slot_zero: Constant<Bits<RING_BITS>>,
+    slot_one: Constant<Bits<RING_BITS>>,
     last_init: Constant<WarpId>,
     wzero: Constant<WarpId>,
     zero32: Constant<Bits<32>>,
@@ -329,9 +353,11 @@ impl Fetch {
             redirect_pc: vec_of(warps),
             tos_rpc: vec_of(warps),
             head_valid: vec_of(warps),
-            head_pc: vec_of(warps),
             head_word: vec_of(warps),
-            head_recon: vec_of(warps),
+            head_kind: vec_of(warps),
+            read_warp: Default::default(),
+            read_pc: Default::default(),
+            read_recon: Default::default(),
             head_fault: vec_of(warps),
             head_ends: vec_of(warps),
             head_stops: vec_of(warps),
@@ -347,9 +373,11 @@ impl Fetch {
             rd_pc: RegVec::new(1),
             rd_fault: RegVec::new(1),
             bv: RegVec::new(n),
-            bpc: RegVec::new(n),
             bword: RegVec::new(n),
-            brecon: RegVec::new(n),
+            bkind: RegVec::new(n),
+            ring: LutRamArray::new(1, clog2(warps * depth.next_power_of_two()).max(1), 2),
+            hp: RegVec::new(warps),
+            tp: RegVec::new(warps),
             bfault: RegVec::new(n),
             bstops: RegVec::new(n),
             pre: Decoder::default(),
@@ -365,6 +393,12 @@ impl Fetch {
             wid: (0..warps)
                 .map(|w| Constant::new((w as u64).into()))
                 .collect(),
+            ring_base: (0..warps)
+                .map(|w| Constant::new(((w * depth.next_power_of_two()) as u64).into()))
+                .collect(),
+            slot_last: Constant::new(((depth - 1) as u64).into()),
+            slot_zero: Constant::new(0u64.into()),
+            slot_one: Constant::new(1u64.into()),
             last_init: Constant::new(((warps - 1) as u64).into()),
             wzero: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
@@ -412,9 +446,11 @@ impl Logic for Fetch {
         self.rd_pc.clock.next = self.clock.val();
         self.rd_fault.clock.next = self.clock.val();
         self.bv.clock.next = self.clock.val();
-        self.bpc.clock.next = self.clock.val();
         self.bword.clock.next = self.clock.val();
-        self.brecon.clock.next = self.clock.val();
+        self.bkind.clock.next = self.clock.val();
+        self.ring.clock.next = self.clock.val();
+        self.hp.clock.next = self.clock.val();
+        self.tp.clock.next = self.clock.val();
         self.bfault.clock.next = self.clock.val();
         self.bstops.clock.next = self.clock.val();
         self.bends.clock.next = self.clock.val();
@@ -566,9 +602,8 @@ impl Logic for Fetch {
                     & self.bv.q[w * e].val();
                 for i in 0..self._depth {
                     self.pv[w * e + i].next = self.bv.q[w * e + i].val();
-                    self.bpc.d[w * e + i].next = self.bpc.q[w * e + i].val();
                     self.bword.d[w * e + i].next = self.bword.q[w * e + i].val();
-                    self.brecon.d[w * e + i].next = self.brecon.q[w * e + i].val();
+                    self.bkind.d[w * e + i].next = self.bkind.q[w * e + i].val();
                     self.bfault.d[w * e + i].next = self.bfault.q[w * e + i].val();
                     self.bstops.d[w * e + i].next = self.bstops.q[w * e + i].val();
                     self.bends.d[w * e + i].next = self.bends.q[w * e + i].val();
@@ -576,9 +611,8 @@ impl Logic for Fetch {
                 if self.popw[w].val() {
                     for i in 0..self._depth_m1 {
                         self.pv[w * e + i].next = self.bv.q[w * e + i + 1].val();
-                        self.bpc.d[w * e + i].next = self.bpc.q[w * e + i + 1].val();
                         self.bword.d[w * e + i].next = self.bword.q[w * e + i + 1].val();
-                        self.brecon.d[w * e + i].next = self.brecon.q[w * e + i + 1].val();
+                        self.bkind.d[w * e + i].next = self.bkind.q[w * e + i + 1].val();
                         self.bfault.d[w * e + i].next = self.bfault.q[w * e + i + 1].val();
                         self.bstops.d[w * e + i].next = self.bstops.q[w * e + i + 1].val();
                         self.bends.d[w * e + i].next = self.bends.q[w * e + i + 1].val();
@@ -590,9 +624,8 @@ impl Logic for Fetch {
                     self.bv.d[w * e + i].next = self.pv[w * e + i].val();
                     if (!self.pdone[w].val()) & (!self.pv[w * e + i].val()) {
                         self.bv.d[w * e + i].next = true;
-                        self.bpc.d[w * e + i].next = self.rd_pc.q[0].val();
                         self.bword.d[w * e + i].next = self.in_word.val();
-                        self.brecon.d[w * e + i].next = self.in_recon.val();
+                        self.bkind.d[w * e + i].next = self.in_recon.val().get_bits::<2>(0);
                         self.bfault.d[w * e + i].next = self.rd_fault.q[0].val();
                         self.bstops.d[w * e + i].next = self.in_stops.val();
                         self.bends.d[w * e + i].next = self.ends.val();
@@ -603,14 +636,47 @@ impl Logic for Fetch {
                     }
                 }
                 self.head_valid[w].next = self.bv.q[w * e].val();
-                self.head_pc[w].next = self.bpc.q[w * e].val();
                 self.head_word[w].next = self.bword.q[w * e].val();
-                self.head_recon[w].next = self.brecon.q[w * e].val();
+                self.head_kind[w].next = self.bkind.q[w * e].val();
                 self.head_fault[w].next = self.bfault.q[w * e].val();
                 self.head_ends[w].next = self.bends.q[w * e].val();
                 self.head_stops[w].next = self.bstops.q[w * e].val();
             }
         }
+
+        // ---- the ring of PCs and sidecar words: written at the push, read for one warp ----
+        self.ring.we[0].next = false;
+        self.ring.waddr[0].next = self.slot_zero.val();
+        self.ring.wdata[0].next = self.rd_pc.q[0].val();
+        self.ring.wdata[1].next = self.in_recon.val();
+        self.ring.raddr[0].next = self.slot_zero.val();
+        for w in 0..self._warps {
+            self.hp.d[w].next = self.hp.q[w].val();
+            self.tp.d[w].next = self.tp.q[w].val();
+            if self.popw[w].val() {
+                self.hp.d[w].next = self.hp.q[w].val() + self.slot_one.val();
+                if self.hp.q[w].val() == self.slot_last.val() {
+                    self.hp.d[w].next = self.slot_zero.val();
+                }
+            }
+            if self.fl.q[w].val() {
+                self.ring.we[0].next = true;
+                self.ring.waddr[0].next = self.ring_base[w].val() | self.tp.q[w].val();
+                self.tp.d[w].next = self.tp.q[w].val() + self.slot_one.val();
+                if self.tp.q[w].val() == self.slot_last.val() {
+                    self.tp.d[w].next = self.slot_zero.val();
+                }
+            }
+            if self.reset.val() {
+                self.hp.d[w].next = self.slot_zero.val();
+                self.tp.d[w].next = self.slot_zero.val();
+            }
+            if self.read_warp.val() == self.wid[w].val() {
+                self.ring.raddr[0].next = self.ring_base[w].val() | self.hp.q[w].val();
+            }
+        }
+        self.read_pc.next = self.ring.rdata[0].val();
+        self.read_recon.next = self.ring.rdata[1].val();
     }
 }
 

@@ -872,8 +872,7 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                         // AtReturn reads x1 as a third source: wait until nothing is pending.
                         if self.dec_h[w].is_branch.val()
-                            & (self.fetch.head_recon[w].val().get_bits::<2>(0)
-                                == self.k_kind_ret.val())
+                            & (self.fetch.head_kind[w].val() == self.k_kind_ret.val())
                             & !self.sb.idle[w].val()
                         {
                             self.ready[w].next = false;
@@ -905,9 +904,11 @@ impl<const L: usize> Logic for Sm<L> {
                     self.pk_g8.d[0].next = self.g.val();
 
                     // The granted warp's head.
-                    self.i_pc.next = self.k_zero32.val();
+                    // The issuing warp's head PC and sidecar word: fetch's ring RAM read port.
+                    self.fetch.read_warp.next = self.g.val();
+                    self.i_pc.next = self.fetch.read_pc.val();
                     self.i_word.next = self.k_zero32.val();
-                    self.i_recon.next = self.k_zero32.val();
+                    self.i_recon.next = self.fetch.read_recon.val();
                     self.i_ends.next = false;
                     self.i_fetch_fault.next = false;
                     self.i_fault.next = false;
@@ -943,9 +944,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.i_to_div.next = self.dec_h[w].to_div.val();
                             self.i_to_lsu.next = self.dec_h[w].to_lsu.val();
                             self.i_control.next = self.dec_h[w].is_control.val();
-                            self.i_pc.next = self.fetch.head_pc[w].val();
                             self.i_word.next = self.fetch.head_word[w].val();
-                            self.i_recon.next = self.fetch.head_recon[w].val();
                             self.i_ends.next = self.fetch.head_ends[w].val();
                             self.i_fetch_fault.next = self.fetch.head_fault[w].val();
                             self.i_fault.next = self.fetch.head_stops[w].val();

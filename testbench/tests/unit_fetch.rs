@@ -65,6 +65,9 @@ struct Inputs {
     tos_rpc: Vec<u32>,
     /// Pop the head of this warp (any 6-bit value).
     pop: Option<u8>,
+    /// `read_warp`: the warp whose head PC and sidecar word the read port shows (any 6-bit
+    /// value; a warp number ≥ `W` shows nothing checked).
+    read: u8,
 }
 
 /// Outputs of one cycle.
@@ -85,6 +88,20 @@ struct InFlight {
     fault: bool,
     word: u32,
     recon: u32,
+}
+
+/// An I-buffer head as the unit's ports show it: the PC and the whole sidecar word only through
+/// the read port (`read`), otherwise PC 0 and the sidecar's kind bits.
+fn seen_through_ports(e: &Entry, read: bool) -> Entry {
+    if read {
+        *e
+    } else {
+        Entry {
+            pc: 0,
+            recon: e.recon & 3,
+            ..*e
+        }
+    }
 }
 
 /// Whether issuing `word` stops the GPU (docs/isa.md): not an instruction, `ecall`, `ebreak`, a
@@ -156,9 +173,17 @@ impl FetchRef {
             .find(|&w| self.eligible(w))
     }
 
-    fn outputs(&self) -> Outputs {
+    /// The outputs of the current state. Only warp `read`'s head shows its PC and sidecar
+    /// word (the read port); every other head shows PC 0 and the sidecar's kind bits
+    /// (`head_kind`), as [`FetchRtl::cycle`] assembles them.
+    fn outputs(&self, read: u8) -> Outputs {
         Outputs {
-            heads: self.ibuf.iter().map(|b| b.front().copied()).collect(),
+            heads: self
+                .ibuf
+                .iter()
+                .enumerate()
+                .map(|(w, b)| b.front().map(|e| seen_through_ports(e, w == read as usize)))
+                .collect(),
             fetch: self.choice(),
             idle_warp: 0,
         }
@@ -166,7 +191,7 @@ impl FetchRef {
 
     /// One cycle: the outputs of the cycle, then the state after its clock edge.
     fn step(&mut self, inp: &Inputs) -> Outputs {
-        let out = self.outputs();
+        let out = self.outputs(inp.read);
         let nwords = self.words.len();
         // Cycle c: the read of the chosen warp (the memory before this cycle's load).
         let read = out.fetch.map(|w| {
@@ -283,7 +308,9 @@ struct FetchRtl {
     redirect: Vec<PortId>,
     redirect_pc: Vec<PortId>,
     tos_rpc: Vec<PortId>,
-    head: [Vec<PortId>; 7],
+    head: [Vec<PortId>; 6],
+    /// `read_warp`, `read_pc`, `read_recon`.
+    read: [PortId; 3],
     pop: PortId,
     pop_warp: PortId,
     ev_fetch: PortId,
@@ -303,14 +330,14 @@ impl FetchRtl {
             tos_rpc: vports(&m, "tos_rpc", warps),
             head: [
                 "head_valid",
-                "head_pc",
                 "head_word",
-                "head_recon",
+                "head_kind",
                 "head_fault",
                 "head_ends",
                 "head_stops",
             ]
             .map(|n| vports(&m, n, warps)),
+            read: ["read_warp", "read_pc", "read_recon"].map(|n| port(&m, n)),
             pop: port(&m, "pop"),
             pop_warp: port(&m, "pop_warp"),
             ev_fetch: port(&m, "ev_fetch"),
@@ -362,16 +389,28 @@ impl FetchRtl {
         }
         m.set(self.pop, inp.pop.is_some().into());
         m.set(self.pop_warp, inp.pop.map_or(j[0] & 63, u64::from));
+        m.set(self.read[0], inp.read.into());
         m.eval();
         let heads = (0..self.warps)
             .map(|w| {
+                let read = w == inp.read as usize;
                 (m.get(self.head[0][w]) != 0).then(|| Entry {
-                    pc: m.get(self.head[1][w]) as u32,
-                    word: m.get(self.head[2][w]) as u32,
-                    recon: m.get(self.head[3][w]) as u32,
-                    fault: m.get(self.head[4][w]) != 0,
-                    ends: m.get(self.head[5][w]) != 0,
-                    stops: m.get(self.head[6][w]) != 0,
+                    pc: if read { m.get(self.read[1]) as u32 } else { 0 },
+                    word: m.get(self.head[1][w]) as u32,
+                    recon: if read {
+                        let r = m.get(self.read[2]) as u32;
+                        assert_eq!(
+                            u64::from(r & 3),
+                            m.get(self.head[2][w]),
+                            "warp {w}: head_kind differs from the read port's sidecar word"
+                        );
+                        r
+                    } else {
+                        m.get(self.head[2][w]) as u32
+                    },
+                    fault: m.get(self.head[3][w]) != 0,
+                    ends: m.get(self.head[4][w]) != 0,
+                    stops: m.get(self.head[5][w]) != 0,
                 })
             })
             .collect();
@@ -559,12 +598,18 @@ impl Stimulus {
         } else {
             None
         };
+        let read = if !valid.is_empty() && rng.gen_bool(0.9) {
+            valid[rng.gen_range(0..valid.len())] as u8
+        } else {
+            rng.gen_range(0..64)
+        };
         Inputs {
             reset: rng.gen_bool(0.001),
             load,
             redirect,
             tos_rpc: self.tos.clone(),
             pop,
+            read,
         }
     }
 }
@@ -867,6 +912,7 @@ impl Bench {
         for _ in 0..n {
             let mut inp = self.inputs();
             inp.pop = pop_next;
+            inp.read = warp as u8;
             let c = self.cycle;
             let out = self.step(inp.clone());
             if inp.pop.is_some() {
