@@ -301,7 +301,10 @@ pub struct Sm<const L: usize> {
     wb_data: Vec<Signal<Local, Bits<32>>>,
     wb_mask32: Signal<Local, Bits<32>>,
     st_mask32: Signal<Local, Bits<32>>,
-    free_cnt: Vec<Signal<Local, Bits<32>>>,
+    /// Free warp slots below slot `w` (at most 64: 8 bits), and `cta_warps` saturated to 8
+    /// bits for the comparisons (a CTA of 255 warps or more never fits).
+    free_cnt: Vec<Signal<Local, Bits<8>>>,
+    cta_warps8: Signal<Local, Bits<8>>,
     take: Vec<Signal<Local, Bit>>,
     take_mask: Signal<Local, Bits<64>>,
     res_cnt: Signal<Local, Bits<16>>,
@@ -312,7 +315,7 @@ pub struct Sm<const L: usize> {
     res1: Signal<Local, Bits<16>>,
     j16: Signal<Local, Bits<16>>,
     smem_top: Signal<Local, Bits<32>>,
-    free_all: Signal<Local, Bits<32>>,
+    free_all: Signal<Local, Bits<8>>,
     f_lsu_pc: Signal<Local, Bits<32>>,
     smem_base: Signal<Local, Bits<32>>,
     room: Signal<Local, Bit>,
@@ -355,6 +358,9 @@ pub struct Sm<const L: usize> {
     k_cause_bkpt: Constant<Bits<4>>,
     k_no_lane: Constant<Bits<8>>,
     k_zero16: Constant<Bits<16>>,
+    k_one8: Constant<Bits<8>>,
+    k_max8: Constant<Bits<8>>,
+    k_max8_32: Constant<Bits<32>>,
     k_one16: Constant<Bits<16>>,
     k_not3: Constant<Bits<32>>,
     k_three: Constant<Bits<32>>,
@@ -623,6 +629,7 @@ impl<const L: usize> Sm<L> {
             j16: Default::default(),
             smem_top: Default::default(),
             free_all: Default::default(),
+            cta_warps8: Default::default(),
             f_lsu_pc: Default::default(),
             smem_base: Default::default(),
             room: Default::default(),
@@ -664,6 +671,9 @@ impl<const L: usize> Sm<L> {
             k_cause_bkpt: k(FaultCause::Breakpoint.code().into()),
             k_no_lane: k(NO_LANE),
             k_zero16: k(0),
+            k_one8: k(1),
+            k_max8: k(255),
+            k_max8_32: k(255),
             k_one16: k(1),
             k_not3: k(0xffff_fffc),
             k_three: k(3),
@@ -765,7 +775,11 @@ impl<const L: usize> Logic for Sm<L> {
                     self.pk_tag16.d[0].next = self.n_tag.val();
 
                     // ---------------- CTA launch
-                    self.free_cnt[0].next = self.k_zero32.val();
+                    self.free_cnt[0].next = self.k_zero8.val();
+                    self.cta_warps8.next = self.k_cta_warps.val().get_bits::<8>(0);
+                    if self.k_cta_warps.val() > self.k_max8_32.val() {
+                        self.cta_warps8.next = self.k_max8.val();
+                    }
                     self.take_mask.next = self.pk_take.q.val();
                     self.l_seen[0].next = false;
                     for w in 0..(self._warps - 1) {
@@ -777,10 +791,10 @@ impl<const L: usize> Logic for Sm<L> {
                         // registered room never counts a slot twice).
                         self.take[w].next = !self.w_launched.q[w].val()
                             & !self.w_rsv.q[w].val()
-                            & (self.free_cnt[w].val() < self.k_cta_warps.val());
+                            & (self.free_cnt[w].val() < self.cta_warps8.val());
                         self.free_cnt[w + 1].next = self.free_cnt[w].val();
                         if !self.w_launched.q[w].val() & !self.w_rsv.q[w].val() {
-                            self.free_cnt[w + 1].next = self.free_cnt[w].val() + self.k_one32.val();
+                            self.free_cnt[w + 1].next = self.free_cnt[w].val() + self.k_one8.val();
                         }
                         self.pk_take.d[w].next = self.take[w].val();
                         if self.w_rsv.q[w].val() & !self.l_seen[w].val() {
@@ -817,11 +831,11 @@ impl<const L: usize> Logic for Sm<L> {
                     // (a register: the counting and the multiply stay out of the cycle that
                     // decides dispatch). An accepted CTA makes the launch sequencer busy for
                     // longer than the register lags, so it cannot be accepted twice.
-                    self.room_q.d[0].next = (self.free_all.val() >= self.k_cta_warps.val())
+                    self.room_q.d[0].next = (self.free_all.val() >= self.cta_warps8.val())
                         & (self.smem_top.val() <= self.k_smem_bytes.val());
                     if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
                         // 64 KiB or more: only as the SM's only CTA.
-                        self.room_q.d[0].next = (self.free_all.val() >= self.k_cta_warps.val())
+                        self.room_q.d[0].next = (self.free_all.val() >= self.cta_warps8.val())
                             & (self.res_cnt.val() == self.k_zero16.val())
                             & (self.smem_need.val() <= self.k_smem_bytes.val());
                     }
