@@ -307,7 +307,10 @@ pub struct Sm<const L: usize> {
     cta_warps8: Signal<Local, Bits<8>>,
     take: Vec<Signal<Local, Bit>>,
     take_mask: Signal<Local, Bits<64>>,
-    res_cnt: Signal<Local, Bits<16>>,
+    /// Resident CTAs (at most 64: 8 bits), zero-extended to 16 bits for the shared-memory
+    /// product.
+    res_cnt: Signal<Local, Bits<8>>,
+    pk_res16: WordPack<8, 16>,
     j_seen: Vec<Signal<Local, Bit>>,
     j_free: Signal<Local, Bits<6>>,
     smem_need: Signal<Local, Bits<32>>,
@@ -621,6 +624,7 @@ impl<const L: usize> Sm<L> {
             take: sigs(w),
             take_mask: Default::default(),
             res_cnt: Default::default(),
+            pk_res16: WordPack::new(1),
             j_seen: sigs(w),
             j_free: Default::default(),
             smem_need: Default::default(),
@@ -804,7 +808,7 @@ impl<const L: usize> Logic for Sm<L> {
                     for nw in self._warps..(self._warps + 1) {
                         self.free_all.next = self.free_cnt[nw].val();
                     }
-                    self.res_cnt.next = self.k_zero16.val();
+                    self.res_cnt.next = self.k_zero8.val();
                     self.j_seen[0].next = false;
                     for j in 0..(self._warps - 1) {
                         self.j_seen[j + 1].next = self.j_seen[j].val() | !self.c_valid.q[j].val();
@@ -812,7 +816,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.j_free.next = self.k_wid[0].val();
                     for j in 0..self._warps {
                         if self.c_valid.q[j].val() {
-                            self.res_cnt.next = self.res_cnt.val() + self.k_one16.val();
+                            self.res_cnt.next = self.res_cnt.val() + self.k_one8.val();
                         }
                         if !self.c_valid.q[j].val() & !self.j_seen[j].val() {
                             self.j_free.next = self.k_wid[j].val();
@@ -823,7 +827,8 @@ impl<const L: usize> Logic for Sm<L> {
                     self.smem_need.next =
                         (self.k_shared.val() + self.k_three.val()) & self.k_not3.val();
                     self.need16.next = self.smem_need.val().get_bits::<16>(0);
-                    self.res1.next = self.res_cnt.val() + self.k_one16.val();
+                    self.pk_res16.d[0].next = self.res_cnt.val();
+                    self.res1.next = self.pk_res16.q.val() + self.k_one16.val();
                     self.j16.next = self.pk_j16.q.val();
                     self.smem_top.next = self.res1.val() * self.need16.val();
                     self.smem_base.next = self.j16.val() * self.need16.val();
@@ -836,7 +841,7 @@ impl<const L: usize> Logic for Sm<L> {
                     if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
                         // 64 KiB or more: only as the SM's only CTA.
                         self.room_q.d[0].next = (self.free_all.val() >= self.cta_warps8.val())
-                            & (self.res_cnt.val() == self.k_zero16.val())
+                            & (self.res_cnt.val() == self.k_zero8.val())
                             & (self.smem_need.val() <= self.k_smem_bytes.val());
                     }
                     self.room.next = self.launch.idle.val()
@@ -1649,7 +1654,7 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     self.busy.next = self.any_launched.val()
                         | !self.launch.idle.val()
-                        | (self.res_cnt.val() != self.k_zero16.val());
+                        | (self.res_cnt.val() != self.k_zero8.val());
 
                     // ---------------- faults into the capture (hdl/src/fault_capture.rs)
                     self.tags.fault_tag.next = self.lsu.fault_tag.val();
