@@ -37,7 +37,8 @@ use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
 use crate::decode::Decoder;
-use crate::lut_ram::LutRamArray;
+use crate::lut_ram::{addr_bits_for, LutRamArray};
+use crate::register_file::clog2;
 use crate::scoreboard::RegVec;
 pub use crate::scoreboard::{WarpId, WARP_BITS};
 use crate::{rename_top, verilog_of, HdlError, Unused};
@@ -47,17 +48,8 @@ use crate::{rename_top, verilog_of, HdlError, Unused};
 /// illegal ones) ends it.
 pub const PLAIN_OPCODES: [u8; 8] = [0x37, 0x17, 0x33, 0x13, 0x03, 0x23, 0x0f, 0x73];
 
-/// `ceil(log2(n))` (0 for n ≤ 1).
 /// Ring addresses: 64 warps × 16 entries.
 const RING_BITS: usize = 10;
-
-fn clog2(n: usize) -> usize {
-    let mut b = 0;
-    while (1usize << b) < n {
-        b += 1;
-    }
-    b
-}
 
 /// Instruction memory and reconvergence sidecar: two `2^abits` × 32-bit RAMs with one shared
 /// synchronous read port (addressed by a byte PC: word `read_pc[abits+1:2]`) and one shared
@@ -375,7 +367,7 @@ impl Fetch {
             bv: RegVec::new(n),
             bword: RegVec::new(n),
             bkind: RegVec::new(n),
-            ring: LutRamArray::new(1, clog2(warps * depth.next_power_of_two()).max(1), 2),
+            ring: LutRamArray::new(1, addr_bits_for(warps * depth.next_power_of_two()), 2),
             hp: RegVec::new(warps),
             tp: RegVec::new(warps),
             bfault: RegVec::new(n),

@@ -14,6 +14,14 @@
 
 use rust_hdl::prelude::*;
 
+use crate::register_file::clog2;
+
+/// Address bits of a RAM that holds `words` words: `ceil(log2 words)`, at least 1 (a one-word
+/// RAM still has an address bit).
+pub fn addr_bits_for(words: usize) -> usize {
+    clog2(words).max(1)
+}
+
 /// A RAM of `2^addr_bits` words of `W` bits, addresses of `A` bits, `reads` read ports.
 #[derive(LogicBlock)]
 pub struct LutRam<const W: usize, const A: usize> {

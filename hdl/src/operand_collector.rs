@@ -65,7 +65,7 @@
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
-use crate::lut_ram::LutRamArray;
+use crate::lut_ram::{addr_bits_for, LutRamArray};
 use crate::register_file::{RegisterFile, RfGeometry, BANK_BITS, REG_BITS, WARP_BITS};
 use crate::word_mux::WordMux;
 
@@ -410,11 +410,7 @@ impl OperandCollector {
             ev_conflict: sigs(b),
             ev_write: sigs(b),
             rf: RegisterFile::with_ports(geo, !shared),
-            rams: LutRamArray::new(
-                s * b1,
-                (usize::BITS - (c.max(2) - 1).leading_zeros()) as usize,
-                l,
-            ),
+            rams: LutRamArray::new(s * b1, addr_bits_for(c), l),
             byp_mux: WordMux::new(b, l, p),
             cu_valid: sigs(c),
             cu_warp: sigs(c),

@@ -23,7 +23,7 @@ use crate::exec_fields::{ExecPack, ExecUnpack};
 use crate::fault_capture::FaultCapture;
 use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
-use crate::lut_ram::LutRamArray;
+use crate::lut_ram::{addr_bits_for, LutRamArray};
 use crate::mem_port::MemPort;
 use crate::multiplier::Multiplier;
 use crate::operand_collector::{OperandCollector, SM_SHAPE};
@@ -529,11 +529,7 @@ impl<const L: usize> Sm<L> {
             u_full: Unused::new(w),
             w_launched: RegVec::new(w),
             w_cta: RegVec::new(w),
-            w_words: LutRamArray::new(
-                4,
-                (usize::BITS - (w.max(2) - 1).leading_zeros()) as usize,
-                1,
-            ),
+            w_words: LutRamArray::new(4, addr_bits_for(w), 1),
             w_iv: RegVec::new(w),
             w_in_cta: RegVec::new(w * w),
             w_bar: RegVec::new(w),

@@ -29,7 +29,7 @@ use crate::sigs;
 use rust_hdl::prelude::*;
 
 use crate::exec_fields::EXEC_BITS;
-use crate::lut_ram::LutRam;
+use crate::lut_ram::{addr_bits_for, LutRam};
 use crate::scoreboard::{RegVec, WARP_BITS};
 
 /// Width of a tag on the ports.
@@ -118,7 +118,7 @@ impl<const L: usize> TagTable<L> {
         );
         assert!((1..=1 << WARP_BITS).contains(&warps), "{warps} warps");
         // Words of the RAMs: the power of two that holds every tag.
-        let addr_bits = (usize::BITS - (tags - 1).leading_zeros()).max(1) as usize;
+        let addr_bits = addr_bits_for(tags);
         TagTable {
             clock: Default::default(),
             reset: Default::default(),
