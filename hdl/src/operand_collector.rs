@@ -524,679 +524,661 @@ impl OperandCollector {
 impl Logic for OperandCollector {
     // Index arithmetic inside `[...]` may only use loop variables (rust-hdl evaluates it at
     // Verilog generation time), so the dimensions are bound to single-iteration loops:
-    // nc = C, ns = S, nl = L, np = P, ps = 0/1. Loops over `0.._inorder` / `0.._parallel`
+    // nc = C, ns = S, nl = L, ps = 0/1. Loops over `0.._inorder` / `0.._parallel`
     // are compile-time conditionals.
     #[hdl_gen]
     fn update(&mut self) {
         for nc in self._c..(self._c + 1) {
             for ns in self._s..(self._s + 1) {
                 for nl in self._l..(self._l + 1) {
-                    for _np in self._p..(self._p + 1) {
-                        for ps in self._ps..(self._ps + 1) {
-                            for nb in self._b..(self._b + 1) {
-                                for nb1 in self._b1..(self._b1 + 1) {
-                                    // ---------------- clocks, register file write port
-                                    self.rf.clock.next = self.clock.val();
-                                    self.dptr.clock.next = self.clock.val();
-                                    self.o_v.clock.next = self.clock.val();
-                                    self.o_cu.clock.next = self.clock.val();
-                                    self.o_warp.clock.next = self.clock.val();
-                                    self.o_payload.clock.next = self.clock.val();
+                    for ps in self._ps..(self._ps + 1) {
+                        for nb in self._b..(self._b + 1) {
+                            for nb1 in self._b1..(self._b1 + 1) {
+                                // ---------------- clocks, register file write port
+                                self.rf.clock.next = self.clock.val();
+                                self.dptr.clock.next = self.clock.val();
+                                self.o_v.clock.next = self.clock.val();
+                                self.o_cu.clock.next = self.clock.val();
+                                self.o_warp.clock.next = self.clock.val();
+                                self.o_payload.clock.next = self.clock.val();
+                                for s in 0..self._s {
+                                    self.o_arr[s].clock.next = self.clock.val();
+                                    self.o_ob[s].clock.next = self.clock.val();
+                                    self.o_zero[s].clock.next = self.clock.val();
+                                }
+                                for _z in 0..self._shared {
                                     for s in 0..self._s {
-                                        self.o_arr[s].clock.next = self.clock.val();
-                                        self.o_ob[s].clock.next = self.clock.val();
-                                        self.o_zero[s].clock.next = self.clock.val();
+                                        self.o_fw[s].clock.next = self.clock.val();
                                     }
-                                    for _z in 0..self._shared {
-                                        for s in 0..self._s {
-                                            self.o_fw[s].clock.next = self.clock.val();
-                                        }
+                                }
+                                for p in 0..self._p {
+                                    self.o_pbank[p].clock.next = self.clock.val();
+                                }
+                                for i in 0..self._c {
+                                    self.cu_valid[i].clock.next = self.clock.val();
+                                    self.cu_warp[i].clock.next = self.clock.val();
+                                    self.cu_payload[i].clock.next = self.clock.val();
+                                    for j in 0..self._c {
+                                        self.cu_dep[i * nc + j].clock.next = self.clock.val();
                                     }
-                                    for p in 0..self._p {
-                                        self.o_pbank[p].clock.next = self.clock.val();
+                                    for s in 0..self._s {
+                                        self.cu_reg[i * ns + s].clock.next = self.clock.val();
+                                        self.cu_pend[i * ns + s].clock.next = self.clock.val();
+                                        self.cu_zero[i * ns + s].clock.next = self.clock.val();
                                     }
+                                }
+                                for _z in 0..self._shared {
                                     for i in 0..self._c {
-                                        self.cu_valid[i].clock.next = self.clock.val();
-                                        self.cu_warp[i].clock.next = self.clock.val();
-                                        self.cu_payload[i].clock.next = self.clock.val();
-                                        for j in 0..self._c {
-                                            self.cu_dep[i * nc + j].clock.next = self.clock.val();
-                                        }
                                         for s in 0..self._s {
-                                            self.cu_reg[i * ns + s].clock.next = self.clock.val();
-                                            self.cu_pend[i * ns + s].clock.next = self.clock.val();
-                                            self.cu_zero[i * ns + s].clock.next = self.clock.val();
+                                            self.cu_fwd[i * ns + s].clock.next = self.clock.val();
                                         }
                                     }
-                                    for _z in 0..self._shared {
-                                        for i in 0..self._c {
-                                            for s in 0..self._s {
-                                                self.cu_fwd[i * ns + s].clock.next =
-                                                    self.clock.val();
-                                            }
-                                        }
+                                }
+                                for _z in 0..self._qreq {
+                                    for i in 0..self._c {
+                                        self.q_v[i].clock.next = self.clock.val();
+                                        self.q_src[i].clock.next = self.clock.val();
+                                        self.q_bank[i].clock.next = self.clock.val();
+                                        self.q_reg[i].clock.next = self.clock.val();
                                     }
-                                    for _z in 0..self._qreq {
-                                        for i in 0..self._c {
-                                            self.q_v[i].clock.next = self.clock.val();
-                                            self.q_src[i].clock.next = self.clock.val();
-                                            self.q_bank[i].clock.next = self.clock.val();
-                                            self.q_reg[i].clock.next = self.clock.val();
-                                        }
-                                    }
-                                    self.rams.clock.next = self.clock.val();
-                                    for b in 0..self._b {
-                                        self.rr[b].clock.next = self.clock.val();
-                                        self.g_v[b].clock.next = self.clock.val();
-                                        self.g_cu[b].clock.next = self.clock.val();
-                                        self.g_src[b].clock.next = self.clock.val();
-                                    }
-                                    self.rf.write_enable.next =
-                                        self.wb_valid.val() && !self.reset.val();
-                                    self.rf.write_warp.next = self.wb_warp.val();
-                                    self.rf.write_reg.next = self.wb_rd.val();
+                                }
+                                self.rams.clock.next = self.clock.val();
+                                for b in 0..self._b {
+                                    self.rr[b].clock.next = self.clock.val();
+                                    self.g_v[b].clock.next = self.clock.val();
+                                    self.g_cu[b].clock.next = self.clock.val();
+                                    self.g_src[b].clock.next = self.clock.val();
+                                }
+                                self.rf.write_enable.next =
+                                    self.wb_valid.val() && !self.reset.val();
+                                self.rf.write_warp.next = self.wb_warp.val();
+                                self.rf.write_reg.next = self.wb_rd.val();
+                                for l in 0..self._l {
+                                    self.rf.write_mask[l].next = self.wb_mask[l].val();
+                                    self.rf.write_data[l].next = self.wb_data[l].val();
+                                }
+                                self.wb_go.next = self.wb_valid.val()
+                                    && !self.reset.val()
+                                    && (self.wb_rd.val() != self.reg_zero.val());
+                                for z in 0..self._shared {
+                                    self.wb_full[z].next = true;
                                     for l in 0..self._l {
-                                        self.rf.write_mask[l].next = self.wb_mask[l].val();
-                                        self.rf.write_data[l].next = self.wb_data[l].val();
-                                    }
-                                    self.wb_go.next = self.wb_valid.val()
-                                        && !self.reset.val()
-                                        && (self.wb_rd.val() != self.reg_zero.val());
-                                    for z in 0..self._shared {
-                                        self.wb_full[z].next = true;
-                                        for l in 0..self._l {
-                                            if !self.wb_mask[l].val() {
-                                                self.wb_full[z].next = false;
-                                            }
+                                        if !self.wb_mask[l].val() {
+                                            self.wb_full[z].next = false;
                                         }
                                     }
-                                    self.wb_bank.next = (self.wb_rd.val()
-                                        + (self.wb_warp.val().get_bits::<5>(0)
-                                            & self.swizzle_mask.val()))
-                                        & self.bank_mask.val();
+                                }
+                                self.wb_bank.next = (self.wb_rd.val()
+                                    + (self.wb_warp.val().get_bits::<5>(0)
+                                        & self.swizzle_mask.val()))
+                                    & self.bank_mask.val();
 
-                                    // ---------------- requests
-                                    for i in 0..self._c {
-                                        for s in 0..self._s {
-                                            self.obank[i * ns + s].next =
-                                                (self.cu_reg[i * ns + s].q.val()
-                                                    + (self.cu_warp[i].q.val().get_bits::<5>(0)
-                                                        & self.swizzle_mask.val()))
-                                                    & self.bank_mask.val();
-                                        }
+                                // ---------------- requests
+                                for i in 0..self._c {
+                                    for s in 0..self._s {
+                                        self.obank[i * ns + s].next =
+                                            (self.cu_reg[i * ns + s].q.val()
+                                                + (self.cu_warp[i].q.val().get_bits::<5>(0)
+                                                    & self.swizzle_mask.val()))
+                                                & self.bank_mask.val();
                                     }
-                                    for z in 0..self._comb {
-                                        for i in 0..self._c {
-                                            self.seen[i].next = false;
-                                            for s in 0..self._s {
-                                                self.req[i * ns + s].next =
-                                                    self.cu_valid[i].q.val()
-                                                        && self.cu_pend[i * ns + s].q.val()
-                                                        && (self.k_parallel[z].val()
-                                                            || !self.seen[i].val());
-                                                if self.cu_pend[i * ns + s].q.val() {
-                                                    self.seen[i].next = true;
-                                                }
+                                }
+                                for z in 0..self._comb {
+                                    for i in 0..self._c {
+                                        self.seen[i].next = false;
+                                        for s in 0..self._s {
+                                            self.req[i * ns + s].next = self.cu_valid[i].q.val()
+                                                && self.cu_pend[i * ns + s].q.val()
+                                                && (self.k_parallel[z].val()
+                                                    || !self.seen[i].val());
+                                            if self.cu_pend[i * ns + s].q.val() {
+                                                self.seen[i].next = true;
                                             }
                                         }
                                     }
-                                    // The second pending source of each CU (its request after
-                                    // a grant of the first), from flip-flops.
+                                }
+                                // The second pending source of each CU (its request after
+                                // a grant of the first), from flip-flops.
+                                for _z in 0..self._qreq {
+                                    for i in 0..self._c {
+                                        self.sec_v[i].next = false;
+                                        self.sec_src[i].next = self.k_src[0].val();
+                                        self.sec_bank[i].next = self.k_bank[0].val();
+                                        self.sec_reg[i].next = self.reg_zero.val();
+                                        for s in 0..self._s {
+                                            if self.cu_pend[i * ns + s].q.val()
+                                                && (self.q_src[i].q.val() != self.k_src[s].val())
+                                                && !self.sec_v[i].val()
+                                            {
+                                                self.sec_v[i].next = true;
+                                                self.sec_src[i].next = self.k_src[s].val();
+                                                self.sec_bank[i].next =
+                                                    self.obank[i * ns + s].val();
+                                                self.sec_reg[i].next =
+                                                    self.cu_reg[i * ns + s].q.val();
+                                            }
+                                        }
+                                    }
+                                }
+                                for b in 0..self._b {
+                                    self.any_req[b].next = false;
+                                    self.two_req[b].next = false;
+                                    for i in 0..self._c {
+                                        self.cureq[b * nc + i].next = false;
+                                        self.cusrc[b * nc + i].next = self.k_src[0].val();
+                                    }
                                     for _z in 0..self._qreq {
                                         for i in 0..self._c {
-                                            self.sec_v[i].next = false;
-                                            self.sec_src[i].next = self.k_src[0].val();
-                                            self.sec_bank[i].next = self.k_bank[0].val();
-                                            self.sec_reg[i].next = self.reg_zero.val();
-                                            for s in 0..self._s {
-                                                if self.cu_pend[i * ns + s].q.val()
-                                                    && (self.q_src[i].q.val()
-                                                        != self.k_src[s].val())
-                                                    && !self.sec_v[i].val()
-                                                {
-                                                    self.sec_v[i].next = true;
-                                                    self.sec_src[i].next = self.k_src[s].val();
-                                                    self.sec_bank[i].next =
-                                                        self.obank[i * ns + s].val();
-                                                    self.sec_reg[i].next =
-                                                        self.cu_reg[i * ns + s].q.val();
+                                            if self.q_v[i].q.val()
+                                                && (self.q_bank[i].q.val() == self.k_bank[b].val())
+                                            {
+                                                if self.any_req[b].val() {
+                                                    self.two_req[b].next = true;
                                                 }
+                                                self.any_req[b].next = true;
+                                                self.cusrc[b * nc + i].next = self.q_src[i].q.val();
+                                                self.cureq[b * nc + i].next = true;
                                             }
                                         }
                                     }
-                                    for b in 0..self._b {
-                                        self.any_req[b].next = false;
-                                        self.two_req[b].next = false;
+                                    for _z in 0..self._comb {
                                         for i in 0..self._c {
-                                            self.cureq[b * nc + i].next = false;
-                                            self.cusrc[b * nc + i].next = self.k_src[0].val();
-                                        }
-                                        for _z in 0..self._qreq {
-                                            for i in 0..self._c {
-                                                if self.q_v[i].q.val()
-                                                    && (self.q_bank[i].q.val()
+                                            for s in 0..self._s {
+                                                if self.req[i * ns + s].val()
+                                                    && (self.obank[i * ns + s].val()
                                                         == self.k_bank[b].val())
                                                 {
                                                     if self.any_req[b].val() {
                                                         self.two_req[b].next = true;
                                                     }
                                                     self.any_req[b].next = true;
-                                                    self.cusrc[b * nc + i].next =
-                                                        self.q_src[i].q.val();
+                                                    if !self.cureq[b * nc + i].val() {
+                                                        self.cusrc[b * nc + i].next =
+                                                            self.k_src[s].val();
+                                                    }
                                                     self.cureq[b * nc + i].next = true;
                                                 }
                                             }
                                         }
-                                        for _z in 0..self._comb {
-                                            for i in 0..self._c {
-                                                for s in 0..self._s {
-                                                    if self.req[i * ns + s].val()
-                                                        && (self.obank[i * ns + s].val()
-                                                            == self.k_bank[b].val())
-                                                    {
-                                                        if self.any_req[b].val() {
-                                                            self.two_req[b].next = true;
-                                                        }
-                                                        self.any_req[b].next = true;
-                                                        if !self.cureq[b * nc + i].val() {
-                                                            self.cusrc[b * nc + i].next =
-                                                                self.k_src[s].val();
-                                                        }
-                                                        self.cureq[b * nc + i].next = true;
-                                                    }
-                                                }
-                                            }
-                                        }
+                                    }
 
-                                        // ---------------- per-bank arbitration
-                                        self.wbank[b].next = self.wb_go.val()
-                                            && (self.wb_bank.val() == self.k_bank[b].val());
-                                        self.wblock[b].next =
-                                            self.wbank[b].val() && self.k_shared.val();
-                                        self.g_any[b].next = false;
-                                        self.g_hi[b].next = false;
-                                        self.sel_any[b].next = self.k_cu[0].val();
-                                        self.sel_hi[b].next = self.k_cu[0].val();
-                                        for i in 0..self._c {
-                                            if self.cureq[b * nc + i].val() {
-                                                if !self.g_any[b].val() {
-                                                    self.sel_any[b].next = self.k_cu[i].val();
-                                                }
-                                                self.g_any[b].next = true;
-                                                if !self.g_hi[b].val()
-                                                    && (self.k_cu[i].val() >= self.rr[b].q.val())
-                                                {
-                                                    self.sel_hi[b].next = self.k_cu[i].val();
-                                                    self.g_hi[b].next = true;
-                                                }
+                                    // ---------------- per-bank arbitration
+                                    self.wbank[b].next = self.wb_go.val()
+                                        && (self.wb_bank.val() == self.k_bank[b].val());
+                                    self.wblock[b].next =
+                                        self.wbank[b].val() && self.k_shared.val();
+                                    self.g_any[b].next = false;
+                                    self.g_hi[b].next = false;
+                                    self.sel_any[b].next = self.k_cu[0].val();
+                                    self.sel_hi[b].next = self.k_cu[0].val();
+                                    for i in 0..self._c {
+                                        if self.cureq[b * nc + i].val() {
+                                            if !self.g_any[b].val() {
+                                                self.sel_any[b].next = self.k_cu[i].val();
+                                            }
+                                            self.g_any[b].next = true;
+                                            if !self.g_hi[b].val()
+                                                && (self.k_cu[i].val() >= self.rr[b].q.val())
+                                            {
+                                                self.sel_hi[b].next = self.k_cu[i].val();
+                                                self.g_hi[b].next = true;
                                             }
                                         }
-                                        self.bgrant[b].next =
-                                            self.g_any[b].val() && !self.wblock[b].val();
-                                        self.gcu[b].next = self.k_cu[0].val();
-                                        if self.bgrant[b].val() {
-                                            if self.g_hi[b].val() {
-                                                self.gcu[b].next = self.sel_hi[b].val();
-                                            } else {
-                                                self.gcu[b].next = self.sel_any[b].val();
+                                    }
+                                    self.bgrant[b].next =
+                                        self.g_any[b].val() && !self.wblock[b].val();
+                                    self.gcu[b].next = self.k_cu[0].val();
+                                    if self.bgrant[b].val() {
+                                        if self.g_hi[b].val() {
+                                            self.gcu[b].next = self.sel_hi[b].val();
+                                        } else {
+                                            self.gcu[b].next = self.sel_any[b].val();
+                                        }
+                                    }
+                                    self.gsrc[b].next = self.k_src[0].val();
+                                    self.rr[b].d.next = self.rr[b].q.val();
+                                    self.rf.read_warp[b].next = self.warp_zero.val();
+                                    self.rf.read_reg[b].next = self.reg_zero.val();
+                                    for i in 0..self._c {
+                                        if self.gcu[b].val() == self.k_cu[i].val() {
+                                            self.rf.read_warp[b].next = self.cu_warp[i].q.val();
+                                            if self.bgrant[b].val() {
+                                                self.gsrc[b].next = self.cusrc[b * nc + i].val();
+                                                self.rr[b].d.next = self.k_next[i].val();
                                             }
                                         }
-                                        self.gsrc[b].next = self.k_src[0].val();
-                                        self.rr[b].d.next = self.rr[b].q.val();
-                                        self.rf.read_warp[b].next = self.warp_zero.val();
-                                        self.rf.read_reg[b].next = self.reg_zero.val();
+                                    }
+                                    for _z in 0..self._comb {
                                         for i in 0..self._c {
                                             if self.gcu[b].val() == self.k_cu[i].val() {
-                                                self.rf.read_warp[b].next = self.cu_warp[i].q.val();
-                                                if self.bgrant[b].val() {
-                                                    self.gsrc[b].next =
-                                                        self.cusrc[b * nc + i].val();
-                                                    self.rr[b].d.next = self.k_next[i].val();
-                                                }
-                                            }
-                                        }
-                                        for _z in 0..self._comb {
-                                            for i in 0..self._c {
-                                                if self.gcu[b].val() == self.k_cu[i].val() {
-                                                    for s in 0..self._s {
-                                                        if self.gsrc[b].val() == self.k_src[s].val()
-                                                        {
-                                                            self.rf.read_reg[b].next =
-                                                                self.cu_reg[i * ns + s].q.val();
-                                                        }
+                                                for s in 0..self._s {
+                                                    if self.gsrc[b].val() == self.k_src[s].val() {
+                                                        self.rf.read_reg[b].next =
+                                                            self.cu_reg[i * ns + s].q.val();
                                                     }
                                                 }
                                             }
                                         }
-                                        for _z in 0..self._qreq {
-                                            for i in 0..self._c {
-                                                if self.gcu[b].val() == self.k_cu[i].val() {
-                                                    self.rf.read_reg[b].next =
-                                                        self.q_reg[i].q.val();
-                                                }
-                                            }
-                                        }
-                                        if self.reset.val() {
-                                            self.rr[b].d.next = self.k_cu[0].val();
-                                        }
-                                        self.rf.read_enable[b].next = self.bgrant[b].val();
-                                        // Reset gates the events and every state update at
-                                        // their end (a high-fanout net), not the requests.
-                                        self.ev_grant[b].next =
-                                            self.bgrant[b].val() && !self.reset.val();
-                                        self.ev_grant_cu[b].next = self.gcu[b].val();
-                                        self.ev_grant_src[b].next = self.gsrc[b].val();
-                                        if self.reset.val() {
-                                            self.ev_grant_cu[b].next = self.k_cu[0].val();
-                                            self.ev_grant_src[b].next = self.k_src[0].val();
-                                        }
-                                        self.ev_conflict[b].next = (self.two_req[b].val()
-                                            || (self.any_req[b].val() && self.wblock[b].val()))
-                                            && !self.reset.val();
-                                        self.ev_write[b].next = self.wbank[b].val();
                                     }
-
-                                    // ---------------- grants per source, crossbar, operand values
-                                    for i in 0..self._c {
-                                        for s in 0..self._s {
-                                            self.gr[i * ns + s].next = false;
-                                            for b in 0..self._b {
-                                                if self.bgrant[b].val()
-                                                    && (self.gcu[b].val() == self.k_cu[i].val())
-                                                    && (self.gsrc[b].val() == self.k_src[s].val())
-                                                {
-                                                    self.gr[i * ns + s].next = true;
-                                                }
-                                            }
-                                        }
-                                    }
-                                    for j in 0..self._bl {
-                                        self.byp_mux.d[j].next = self.rf.read_data[j].val();
-                                    }
-
-                                    // ---------------- forwarding (Shared write port only; one
-                                    // CU per source index)
-                                    for z in 0..self._shared {
-                                        for s in 0..self._s {
-                                            self.f_seen[s].next = false;
-                                        }
+                                    for _z in 0..self._qreq {
                                         for i in 0..self._c {
-                                            for s in 0..self._s {
-                                                // A pending source of a busy unit that this
-                                                // cycle's full-mask writeback writes is
-                                                // collected from it.
-                                                self.fwd[i * ns + s].next = self.wb_go.val()
-                                                    && self.wb_full[z].val()
-                                                    && self.cu_valid[i].q.val()
-                                                    && self.cu_pend[i * ns + s].q.val()
-                                                    && (self.cu_warp[i].q.val()
-                                                        == self.wb_warp.val())
-                                                    && (self.cu_reg[i * ns + s].q.val()
-                                                        == self.wb_rd.val());
-                                                self.f_take[i * ns + s].next = self.fwd[i * ns + s]
-                                                    .val()
-                                                    && !self.f_seen[s].val();
-                                                if self.fwd[i * ns + s].val() {
-                                                    self.f_seen[s].next = true;
-                                                }
-                                            }
-                                        }
-                                    }
-
-                                    // ---------------- operand RAM writes
-                                    for b in 0..self._b {
-                                        self.g_v[b].d.next =
-                                            self.bgrant[b].val() && !self.reset.val();
-                                        self.g_cu[b].d.next = self.gcu[b].val();
-                                        self.g_src[b].d.next = self.gsrc[b].val();
-                                    }
-                                    for s in 0..self._s {
-                                        for b in 0..self._b {
-                                            self.rams.we[s * nb1 + b].next = self.g_v[b].q.val()
-                                                && (self.g_src[b].q.val() == self.k_src[s].val())
-                                                && !self.reset.val();
-                                            self.rams.waddr[s * nb1 + b].next =
-                                                self.g_cu[b].q.val();
-                                            for l in 0..self._l {
-                                                self.rams.wdata[(s * nb1 + b) * nl + l].next =
-                                                    self.rf.read_data[b * nl + l].val();
-                                            }
-                                        }
-                                        for _z in 0..self._shared {
-                                            self.rams.we[s * nb1 + nb].next = self.f_seen[s].val();
-                                            self.rams.waddr[s * nb1 + nb].next = self.k_cu[0].val();
-                                            for i in 0..self._c {
-                                                if self.f_take[i * ns + s].val() {
-                                                    self.rams.waddr[s * nb1 + nb].next =
-                                                        self.k_cu[i].val();
-                                                }
-                                            }
-                                            for l in 0..self._l {
-                                                self.rams.wdata[(s * nb1 + nb) * nl + l].next =
-                                                    self.wb_data[l].val();
-                                            }
-                                        }
-                                    }
-                                    // ---------------- dispatch: this cycle's offer (chosen in
-                                    // the previous cycle, registered) and the next cycle's choice
-                                    // This cycle's offer: the registered choice, unless that
-                                    // unit left in the previous cycle (offered and accepted:
-                                    // the choice could not know). Reset gates the dispatch at
-                                    // its end (`disp_valid`, `d_fire`): it is a high-fanout net.
-                                    self.d_any.next = false;
-                                    for i in 0..self._c {
-                                        if (self.o_cu.q.val() == self.k_cu[i].val())
-                                            && self.cu_valid[i].q.val()
-                                        {
-                                            self.d_any.next = self.o_v.q.val();
-                                        }
-                                    }
-                                    for i in 0..self._c {
-                                        // Complete from the next cycle: busy now (an allocation
-                                        // of this cycle is not a candidate), and every source
-                                        // read by the end of this cycle.
-                                        self.complete[i].next = self.cu_valid[i].q.val();
-                                        for s in 0..self._s {
-                                            self.stays[i * ns + s].next =
-                                                self.cu_pend[i * ns + s].q.val()
-                                                    && !self.gr[i * ns + s].val();
-                                            for _z in 0..self._shared {
-                                                if self.f_take[i * ns + s].val() {
-                                                    self.stays[i * ns + s].next = false;
-                                                }
-                                            }
-                                            if self.stays[i * ns + s].val() {
-                                                self.complete[i].next = false;
-                                            }
-                                        }
-                                    }
-                                    for i in 0..self._c {
-                                        // An older unit of the warp blocks a candidate, also the
-                                        // one offered now: whether it leaves is known only at
-                                        // the end of the cycle (guessing that it does cost
-                                        // `alu_mix` 1.4 % of its cycles: a refused older unit
-                                        // was then offered a cycle later).
-                                        self.elig[i].next = self.complete[i].val();
-                                        for j in 0..self._c {
-                                            if self.cu_dep[i * nc + j].q.val() {
-                                                self.elig[i].next = false;
-                                            }
-                                        }
-                                    }
-                                    self.n_any.next = false;
-                                    self.n_hi.next = false;
-                                    self.n_sel_any.next = self.k_cu[0].val();
-                                    self.n_sel_hi.next = self.k_cu[0].val();
-                                    for i in 0..self._c {
-                                        if self.elig[i].val() {
-                                            if !self.n_any.val() {
-                                                self.n_sel_any.next = self.k_cu[i].val();
-                                            }
-                                            self.n_any.next = true;
-                                            if !self.n_hi.val()
-                                                && (self.k_cu[i].val() >= self.dptr.q.val())
-                                            {
-                                                self.n_sel_hi.next = self.k_cu[i].val();
-                                                self.n_hi.next = true;
-                                            }
-                                        }
-                                    }
-                                    self.n_sel.next = self.n_sel_any.val();
-                                    if self.n_hi.val() {
-                                        self.n_sel.next = self.n_sel_hi.val();
-                                    }
-                                    self.dptr.d.next = self.dptr.q.val();
-                                    self.o_v.d.next = self.n_any.val() && !self.reset.val();
-                                    self.o_cu.d.next = self.n_sel.val();
-                                    self.o_warp.d.next = self.warp_zero.val();
-                                    self.o_payload.d.next = self.payload_zero.val();
-                                    for s in 0..self._s {
-                                        self.o_arr[s].d.next = false;
-                                        self.o_ob[s].d.next = self.k_bank[0].val();
-                                        self.o_zero[s].d.next = true;
-                                    }
-                                    for _z in 0..self._shared {
-                                        for s in 0..self._s {
-                                            self.o_fw[s].d.next = false;
-                                        }
-                                    }
-                                    for p in 0..self._p {
-                                        self.o_pbank[p].d.next = self.k_bank[0].val();
-                                    }
-                                    for i in 0..self._c {
-                                        if self.n_sel.val() == self.k_cu[i].val() {
-                                            if self.n_any.val() {
-                                                self.dptr.d.next = self.k_next[i].val();
-                                            }
-                                            self.o_warp.d.next = self.cu_warp[i].q.val();
-                                            self.o_payload.d.next = self.cu_payload[i].q.val();
-                                            for s in 0..self._s {
-                                                self.o_arr[s].d.next = self.gr[i * ns + s].val();
-                                                self.o_ob[s].d.next = self.obank[i * ns + s].val();
-                                                self.o_zero[s].d.next =
-                                                    self.cu_zero[i * ns + s].q.val();
-                                            }
-                                            // The crossbar port's bank: (InOrder) the one that
-                                            // grants the unit now, (Parallel) each source's.
-                                            for _z in 0..self._inorder {
-                                                for s in 0..self._s {
-                                                    if self.gr[i * ns + s].val() {
-                                                        self.o_pbank[0].d.next =
-                                                            self.obank[i * ns + s].val();
-                                                    }
-                                                }
-                                            }
-                                            for _z in 0..self._parallel {
-                                                for s in 0..self._s {
-                                                    self.o_pbank[s].d.next =
-                                                        self.obank[i * ns + s].val();
-                                                }
-                                            }
-                                            for _z in 0..self._shared {
-                                                for s in 0..self._s {
-                                                    self.o_fw[s].d.next =
-                                                        self.cu_fwd[i * ns + s].q.val()
-                                                            || self.f_take[i * ns + s].val();
-                                                }
+                                            if self.gcu[b].val() == self.k_cu[i].val() {
+                                                self.rf.read_reg[b].next = self.q_reg[i].q.val();
                                             }
                                         }
                                     }
                                     if self.reset.val() {
-                                        self.dptr.d.next = self.k_cu[0].val();
+                                        self.rr[b].d.next = self.k_cu[0].val();
                                     }
-
-                                    self.d_fire.next = self.d_any.val()
-                                        && self.disp_ready.val()
+                                    self.rf.read_enable[b].next = self.bgrant[b].val();
+                                    // Reset gates the events and every state update at
+                                    // their end (a high-fanout net), not the requests.
+                                    self.ev_grant[b].next =
+                                        self.bgrant[b].val() && !self.reset.val();
+                                    self.ev_grant_cu[b].next = self.gcu[b].val();
+                                    self.ev_grant_src[b].next = self.gsrc[b].val();
+                                    if self.reset.val() {
+                                        self.ev_grant_cu[b].next = self.k_cu[0].val();
+                                        self.ev_grant_src[b].next = self.k_src[0].val();
+                                    }
+                                    self.ev_conflict[b].next = (self.two_req[b].val()
+                                        || (self.any_req[b].val() && self.wblock[b].val()))
                                         && !self.reset.val();
-                                    self.disp_valid.next = self.d_any.val() && !self.reset.val();
-                                    self.disp_cu.next = self.o_cu.q.val();
-                                    self.disp_warp.next = self.o_warp.q.val();
-                                    self.disp_payload.next = self.o_payload.q.val();
-                                    for j in 0..self._m {
-                                        self.rams.raddr[j].next = self.o_cu.q.val();
-                                    }
-                                    for p in 0..self._p {
-                                        self.byp_mux.sel[p].next = self.o_pbank[p].q.val();
-                                    }
-                                    for j in 0..self._pl {
-                                        self.d_byp[j].next = self.byp_mux.q[j].val();
-                                    }
+                                    self.ev_write[b].next = self.wbank[b].val();
+                                }
+
+                                // ---------------- grants per source, crossbar, operand values
+                                for i in 0..self._c {
                                     for s in 0..self._s {
-                                        for l in 0..self._l {
-                                            self.disp_data[s * nl + l].next = self.data_zero.val();
-                                        }
-                                        if !self.o_zero[s].q.val() {
-                                            for b in 0..self._b {
-                                                if self.o_ob[s].q.val() == self.k_bank[b].val() {
-                                                    for l in 0..self._l {
-                                                        self.disp_data[s * nl + l].next =
-                                                            self.rams.rdata[(s * nb1 + b) * nl + l]
-                                                                .val();
-                                                    }
-                                                }
-                                            }
-                                            for _z in 0..self._shared {
-                                                if self.o_fw[s].q.val() {
-                                                    for l in 0..self._l {
-                                                        self.disp_data[s * nl + l].next = self
-                                                            .rams
-                                                            .rdata[(s * nb1 + nb) * nl + l]
-                                                            .val();
-                                                    }
-                                                }
-                                            }
-                                            if self.o_arr[s].q.val() {
-                                                for l in 0..self._l {
-                                                    self.disp_data[s * nl + l].next =
-                                                        self.d_byp[s * ps * nl + l].val();
-                                                }
-                                            }
-                                        }
-                                    }
-
-                                    // ---------------- allocation
-                                    self.a_found.next = false;
-                                    self.a_sel.next = self.k_cu[0].val();
-                                    for i in 0..self._c {
-                                        if !self.cu_valid[i].q.val() && !self.a_found.val() {
-                                            self.a_sel.next = self.k_cu[i].val();
-                                            self.a_found.next = true;
-                                        }
-                                    }
-                                    self.issue_ready.next = self.a_found.val() && !self.reset.val();
-                                    self.a_go.next = self.issue_valid.val()
-                                        && self.a_found.val()
-                                        && !self.reset.val();
-                                    self.ev_alloc.next = self.a_go.val();
-                                    self.ev_alloc_cu.next = self.k_cu[0].val();
-                                    if self.a_go.val() {
-                                        self.ev_alloc_cu.next = self.a_sel.val();
-                                    }
-
-                                    // ---------------- request registers (first needed source of
-                                    // an allocation; the second pending source after a grant)
-                                    for z in 0..self._qreq {
-                                        self.a_first_v[z].next = false;
-                                        self.a_first_src[z].next = self.k_src[0].val();
-                                        self.a_first_reg[z].next = self.reg_zero.val();
-                                        for s in 0..self._s {
-                                            if self.issue_need[s].val()
-                                                && (self.issue_src[s].val() != self.reg_zero.val())
-                                                && !self.a_first_v[z].val()
+                                        self.gr[i * ns + s].next = false;
+                                        for b in 0..self._b {
+                                            if self.bgrant[b].val()
+                                                && (self.gcu[b].val() == self.k_cu[i].val())
+                                                && (self.gsrc[b].val() == self.k_src[s].val())
                                             {
-                                                self.a_first_v[z].next = true;
-                                                self.a_first_src[z].next = self.k_src[s].val();
-                                                self.a_first_reg[z].next = self.issue_src[s].val();
+                                                self.gr[i * ns + s].next = true;
                                             }
                                         }
-                                        self.a_first_bank[z].next = (self.a_first_reg[z].val()
-                                            + (self.issue_warp.val().get_bits::<5>(0)
-                                                & self.swizzle_mask.val()))
-                                            & self.bank_mask.val();
                                     }
+                                }
+                                for j in 0..self._bl {
+                                    self.byp_mux.d[j].next = self.rf.read_data[j].val();
+                                }
 
-                                    // ---------------- CU state
-                                    for i in 0..self._c {
-                                        self.alloc_cu[i].next = self.a_go.val()
-                                            && (self.a_sel.val() == self.k_cu[i].val());
-                                        self.fire_cu[i].next = self.d_fire.val()
-                                            && (self.o_cu.q.val() == self.k_cu[i].val());
+                                // ---------------- forwarding (Shared write port only; one
+                                // CU per source index)
+                                for z in 0..self._shared {
+                                    for s in 0..self._s {
+                                        self.f_seen[s].next = false;
                                     }
                                     for i in 0..self._c {
-                                        for j in 0..self._c {
-                                            self.cu_dep[i * nc + j].d.next =
-                                                self.cu_dep[i * nc + j].q.val()
-                                                    && !self.fire_cu[j].val();
-                                            if self.alloc_cu[i].val() {
-                                                self.cu_dep[i * nc + j].d.next =
-                                                    self.cu_valid[j].q.val()
-                                                        && (self.cu_warp[j].q.val()
-                                                            == self.issue_warp.val())
-                                                        && !self.fire_cu[j].val();
-                                            }
-                                            if self.reset.val() {
-                                                self.cu_dep[i * nc + j].d.next = false;
+                                        for s in 0..self._s {
+                                            // A pending source of a busy unit that this
+                                            // cycle's full-mask writeback writes is
+                                            // collected from it.
+                                            self.fwd[i * ns + s].next = self.wb_go.val()
+                                                && self.wb_full[z].val()
+                                                && self.cu_valid[i].q.val()
+                                                && self.cu_pend[i * ns + s].q.val()
+                                                && (self.cu_warp[i].q.val() == self.wb_warp.val())
+                                                && (self.cu_reg[i * ns + s].q.val()
+                                                    == self.wb_rd.val());
+                                            self.f_take[i * ns + s].next =
+                                                self.fwd[i * ns + s].val() && !self.f_seen[s].val();
+                                            if self.fwd[i * ns + s].val() {
+                                                self.f_seen[s].next = true;
                                             }
                                         }
                                     }
-                                    for z in 0..self._qreq {
+                                }
+
+                                // ---------------- operand RAM writes
+                                for b in 0..self._b {
+                                    self.g_v[b].d.next = self.bgrant[b].val() && !self.reset.val();
+                                    self.g_cu[b].d.next = self.gcu[b].val();
+                                    self.g_src[b].d.next = self.gsrc[b].val();
+                                }
+                                for s in 0..self._s {
+                                    for b in 0..self._b {
+                                        self.rams.we[s * nb1 + b].next = self.g_v[b].q.val()
+                                            && (self.g_src[b].q.val() == self.k_src[s].val())
+                                            && !self.reset.val();
+                                        self.rams.waddr[s * nb1 + b].next = self.g_cu[b].q.val();
+                                        for l in 0..self._l {
+                                            self.rams.wdata[(s * nb1 + b) * nl + l].next =
+                                                self.rf.read_data[b * nl + l].val();
+                                        }
+                                    }
+                                    for _z in 0..self._shared {
+                                        self.rams.we[s * nb1 + nb].next = self.f_seen[s].val();
+                                        self.rams.waddr[s * nb1 + nb].next = self.k_cu[0].val();
                                         for i in 0..self._c {
-                                            self.granted[i].next = false;
+                                            if self.f_take[i * ns + s].val() {
+                                                self.rams.waddr[s * nb1 + nb].next =
+                                                    self.k_cu[i].val();
+                                            }
+                                        }
+                                        for l in 0..self._l {
+                                            self.rams.wdata[(s * nb1 + nb) * nl + l].next =
+                                                self.wb_data[l].val();
+                                        }
+                                    }
+                                }
+                                // ---------------- dispatch: this cycle's offer (chosen in
+                                // the previous cycle, registered) and the next cycle's choice
+                                // This cycle's offer: the registered choice, unless that
+                                // unit left in the previous cycle (offered and accepted:
+                                // the choice could not know). Reset gates the dispatch at
+                                // its end (`disp_valid`, `d_fire`): it is a high-fanout net.
+                                self.d_any.next = false;
+                                for i in 0..self._c {
+                                    if (self.o_cu.q.val() == self.k_cu[i].val())
+                                        && self.cu_valid[i].q.val()
+                                    {
+                                        self.d_any.next = self.o_v.q.val();
+                                    }
+                                }
+                                for i in 0..self._c {
+                                    // Complete from the next cycle: busy now (an allocation
+                                    // of this cycle is not a candidate), and every source
+                                    // read by the end of this cycle.
+                                    self.complete[i].next = self.cu_valid[i].q.val();
+                                    for s in 0..self._s {
+                                        self.stays[i * ns + s].next =
+                                            self.cu_pend[i * ns + s].q.val()
+                                                && !self.gr[i * ns + s].val();
+                                        for _z in 0..self._shared {
+                                            if self.f_take[i * ns + s].val() {
+                                                self.stays[i * ns + s].next = false;
+                                            }
+                                        }
+                                        if self.stays[i * ns + s].val() {
+                                            self.complete[i].next = false;
+                                        }
+                                    }
+                                }
+                                for i in 0..self._c {
+                                    // An older unit of the warp blocks a candidate, also the
+                                    // one offered now: whether it leaves is known only at
+                                    // the end of the cycle (guessing that it does cost
+                                    // `alu_mix` 1.4 % of its cycles: a refused older unit
+                                    // was then offered a cycle later).
+                                    self.elig[i].next = self.complete[i].val();
+                                    for j in 0..self._c {
+                                        if self.cu_dep[i * nc + j].q.val() {
+                                            self.elig[i].next = false;
+                                        }
+                                    }
+                                }
+                                self.n_any.next = false;
+                                self.n_hi.next = false;
+                                self.n_sel_any.next = self.k_cu[0].val();
+                                self.n_sel_hi.next = self.k_cu[0].val();
+                                for i in 0..self._c {
+                                    if self.elig[i].val() {
+                                        if !self.n_any.val() {
+                                            self.n_sel_any.next = self.k_cu[i].val();
+                                        }
+                                        self.n_any.next = true;
+                                        if !self.n_hi.val()
+                                            && (self.k_cu[i].val() >= self.dptr.q.val())
+                                        {
+                                            self.n_sel_hi.next = self.k_cu[i].val();
+                                            self.n_hi.next = true;
+                                        }
+                                    }
+                                }
+                                self.n_sel.next = self.n_sel_any.val();
+                                if self.n_hi.val() {
+                                    self.n_sel.next = self.n_sel_hi.val();
+                                }
+                                self.dptr.d.next = self.dptr.q.val();
+                                self.o_v.d.next = self.n_any.val() && !self.reset.val();
+                                self.o_cu.d.next = self.n_sel.val();
+                                self.o_warp.d.next = self.warp_zero.val();
+                                self.o_payload.d.next = self.payload_zero.val();
+                                for s in 0..self._s {
+                                    self.o_arr[s].d.next = false;
+                                    self.o_ob[s].d.next = self.k_bank[0].val();
+                                    self.o_zero[s].d.next = true;
+                                }
+                                for _z in 0..self._shared {
+                                    for s in 0..self._s {
+                                        self.o_fw[s].d.next = false;
+                                    }
+                                }
+                                for p in 0..self._p {
+                                    self.o_pbank[p].d.next = self.k_bank[0].val();
+                                }
+                                for i in 0..self._c {
+                                    if self.n_sel.val() == self.k_cu[i].val() {
+                                        if self.n_any.val() {
+                                            self.dptr.d.next = self.k_next[i].val();
+                                        }
+                                        self.o_warp.d.next = self.cu_warp[i].q.val();
+                                        self.o_payload.d.next = self.cu_payload[i].q.val();
+                                        for s in 0..self._s {
+                                            self.o_arr[s].d.next = self.gr[i * ns + s].val();
+                                            self.o_ob[s].d.next = self.obank[i * ns + s].val();
+                                            self.o_zero[s].d.next =
+                                                self.cu_zero[i * ns + s].q.val();
+                                        }
+                                        // The crossbar port's bank: (InOrder) the one that
+                                        // grants the unit now, (Parallel) each source's.
+                                        for _z in 0..self._inorder {
                                             for s in 0..self._s {
                                                 if self.gr[i * ns + s].val() {
-                                                    self.granted[i].next = true;
+                                                    self.o_pbank[0].d.next =
+                                                        self.obank[i * ns + s].val();
                                                 }
                                             }
-                                            self.q_v[i].d.next = self.q_v[i].q.val();
-                                            self.q_src[i].d.next = self.q_src[i].q.val();
-                                            self.q_bank[i].d.next = self.q_bank[i].q.val();
-                                            self.q_reg[i].d.next = self.q_reg[i].q.val();
-                                            if self.granted[i].val() {
-                                                self.q_v[i].d.next = self.sec_v[i].val();
-                                                self.q_src[i].d.next = self.sec_src[i].val();
-                                                self.q_bank[i].d.next = self.sec_bank[i].val();
-                                                self.q_reg[i].d.next = self.sec_reg[i].val();
+                                        }
+                                        for _z in 0..self._parallel {
+                                            for s in 0..self._s {
+                                                self.o_pbank[s].d.next =
+                                                    self.obank[i * ns + s].val();
                                             }
-                                            if self.alloc_cu[i].val() {
-                                                self.q_v[i].d.next = self.a_first_v[z].val();
-                                                self.q_src[i].d.next = self.a_first_src[z].val();
-                                                self.q_bank[i].d.next = self.a_first_bank[z].val();
-                                                self.q_reg[i].d.next = self.a_first_reg[z].val();
-                                            }
-                                            if self.reset.val() {
-                                                self.q_v[i].d.next = false;
+                                        }
+                                        for _z in 0..self._shared {
+                                            for s in 0..self._s {
+                                                self.o_fw[s].d.next =
+                                                    self.cu_fwd[i * ns + s].q.val()
+                                                        || self.f_take[i * ns + s].val();
                                             }
                                         }
                                     }
-                                    for i in 0..self._c {
-                                        self.cu_valid[i].d.next = self.cu_valid[i].q.val();
-                                        self.cu_warp[i].d.next = self.cu_warp[i].q.val();
-                                        self.cu_payload[i].d.next = self.cu_payload[i].q.val();
-                                        if self.fire_cu[i].val() {
-                                            self.cu_valid[i].d.next = false;
+                                }
+                                if self.reset.val() {
+                                    self.dptr.d.next = self.k_cu[0].val();
+                                }
+
+                                self.d_fire.next =
+                                    self.d_any.val() && self.disp_ready.val() && !self.reset.val();
+                                self.disp_valid.next = self.d_any.val() && !self.reset.val();
+                                self.disp_cu.next = self.o_cu.q.val();
+                                self.disp_warp.next = self.o_warp.q.val();
+                                self.disp_payload.next = self.o_payload.q.val();
+                                for j in 0..self._m {
+                                    self.rams.raddr[j].next = self.o_cu.q.val();
+                                }
+                                for p in 0..self._p {
+                                    self.byp_mux.sel[p].next = self.o_pbank[p].q.val();
+                                }
+                                for j in 0..self._pl {
+                                    self.d_byp[j].next = self.byp_mux.q[j].val();
+                                }
+                                for s in 0..self._s {
+                                    for l in 0..self._l {
+                                        self.disp_data[s * nl + l].next = self.data_zero.val();
+                                    }
+                                    if !self.o_zero[s].q.val() {
+                                        for b in 0..self._b {
+                                            if self.o_ob[s].q.val() == self.k_bank[b].val() {
+                                                for l in 0..self._l {
+                                                    self.disp_data[s * nl + l].next =
+                                                        self.rams.rdata[(s * nb1 + b) * nl + l]
+                                                            .val();
+                                                }
+                                            }
                                         }
+                                        for _z in 0..self._shared {
+                                            if self.o_fw[s].q.val() {
+                                                for l in 0..self._l {
+                                                    self.disp_data[s * nl + l].next =
+                                                        self.rams.rdata[(s * nb1 + nb) * nl + l]
+                                                            .val();
+                                                }
+                                            }
+                                        }
+                                        if self.o_arr[s].q.val() {
+                                            for l in 0..self._l {
+                                                self.disp_data[s * nl + l].next =
+                                                    self.d_byp[s * ps * nl + l].val();
+                                            }
+                                        }
+                                    }
+                                }
+
+                                // ---------------- allocation
+                                self.a_found.next = false;
+                                self.a_sel.next = self.k_cu[0].val();
+                                for i in 0..self._c {
+                                    if !self.cu_valid[i].q.val() && !self.a_found.val() {
+                                        self.a_sel.next = self.k_cu[i].val();
+                                        self.a_found.next = true;
+                                    }
+                                }
+                                self.issue_ready.next = self.a_found.val() && !self.reset.val();
+                                self.a_go.next = self.issue_valid.val()
+                                    && self.a_found.val()
+                                    && !self.reset.val();
+                                self.ev_alloc.next = self.a_go.val();
+                                self.ev_alloc_cu.next = self.k_cu[0].val();
+                                if self.a_go.val() {
+                                    self.ev_alloc_cu.next = self.a_sel.val();
+                                }
+
+                                // ---------------- request registers (first needed source of
+                                // an allocation; the second pending source after a grant)
+                                for z in 0..self._qreq {
+                                    self.a_first_v[z].next = false;
+                                    self.a_first_src[z].next = self.k_src[0].val();
+                                    self.a_first_reg[z].next = self.reg_zero.val();
+                                    for s in 0..self._s {
+                                        if self.issue_need[s].val()
+                                            && (self.issue_src[s].val() != self.reg_zero.val())
+                                            && !self.a_first_v[z].val()
+                                        {
+                                            self.a_first_v[z].next = true;
+                                            self.a_first_src[z].next = self.k_src[s].val();
+                                            self.a_first_reg[z].next = self.issue_src[s].val();
+                                        }
+                                    }
+                                    self.a_first_bank[z].next = (self.a_first_reg[z].val()
+                                        + (self.issue_warp.val().get_bits::<5>(0)
+                                            & self.swizzle_mask.val()))
+                                        & self.bank_mask.val();
+                                }
+
+                                // ---------------- CU state
+                                for i in 0..self._c {
+                                    self.alloc_cu[i].next =
+                                        self.a_go.val() && (self.a_sel.val() == self.k_cu[i].val());
+                                    self.fire_cu[i].next = self.d_fire.val()
+                                        && (self.o_cu.q.val() == self.k_cu[i].val());
+                                }
+                                for i in 0..self._c {
+                                    for j in 0..self._c {
+                                        self.cu_dep[i * nc + j].d.next =
+                                            self.cu_dep[i * nc + j].q.val()
+                                                && !self.fire_cu[j].val();
                                         if self.alloc_cu[i].val() {
-                                            self.cu_valid[i].d.next = true;
-                                            self.cu_warp[i].d.next = self.issue_warp.val();
-                                            self.cu_payload[i].d.next = self.issue_payload.val();
+                                            self.cu_dep[i * nc + j].d.next =
+                                                self.cu_valid[j].q.val()
+                                                    && (self.cu_warp[j].q.val()
+                                                        == self.issue_warp.val())
+                                                    && !self.fire_cu[j].val();
                                         }
                                         if self.reset.val() {
-                                            self.cu_valid[i].d.next = false;
+                                            self.cu_dep[i * nc + j].d.next = false;
                                         }
+                                    }
+                                }
+                                for z in 0..self._qreq {
+                                    for i in 0..self._c {
+                                        self.granted[i].next = false;
                                         for s in 0..self._s {
-                                            self.cu_reg[i * ns + s].d.next =
-                                                self.cu_reg[i * ns + s].q.val();
-                                            self.cu_pend[i * ns + s].d.next =
-                                                self.cu_pend[i * ns + s].q.val()
-                                                    && !self.gr[i * ns + s].val();
-                                            for _z in 0..self._shared {
-                                                if self.f_take[i * ns + s].val() {
-                                                    self.cu_pend[i * ns + s].d.next = false;
-                                                }
-                                                self.cu_fwd[i * ns + s].d.next =
-                                                    self.cu_fwd[i * ns + s].q.val()
-                                                        || self.f_take[i * ns + s].val();
-                                                if self.alloc_cu[i].val() {
-                                                    self.cu_fwd[i * ns + s].d.next = false;
-                                                }
+                                            if self.gr[i * ns + s].val() {
+                                                self.granted[i].next = true;
                                             }
-                                            self.cu_zero[i * ns + s].d.next =
-                                                self.cu_zero[i * ns + s].q.val();
-                                            if self.alloc_cu[i].val() {
-                                                self.cu_reg[i * ns + s].d.next =
-                                                    self.issue_src[s].val();
-                                                self.cu_pend[i * ns + s].d.next =
-                                                    self.issue_need[s].val()
-                                                        && (self.issue_src[s].val()
-                                                            != self.reg_zero.val());
-                                                self.cu_zero[i * ns + s].d.next =
-                                                    !self.issue_need[s].val()
-                                                        || (self.issue_src[s].val()
-                                                            == self.reg_zero.val());
-                                            }
-                                            if self.reset.val() {
+                                        }
+                                        self.q_v[i].d.next = self.q_v[i].q.val();
+                                        self.q_src[i].d.next = self.q_src[i].q.val();
+                                        self.q_bank[i].d.next = self.q_bank[i].q.val();
+                                        self.q_reg[i].d.next = self.q_reg[i].q.val();
+                                        if self.granted[i].val() {
+                                            self.q_v[i].d.next = self.sec_v[i].val();
+                                            self.q_src[i].d.next = self.sec_src[i].val();
+                                            self.q_bank[i].d.next = self.sec_bank[i].val();
+                                            self.q_reg[i].d.next = self.sec_reg[i].val();
+                                        }
+                                        if self.alloc_cu[i].val() {
+                                            self.q_v[i].d.next = self.a_first_v[z].val();
+                                            self.q_src[i].d.next = self.a_first_src[z].val();
+                                            self.q_bank[i].d.next = self.a_first_bank[z].val();
+                                            self.q_reg[i].d.next = self.a_first_reg[z].val();
+                                        }
+                                        if self.reset.val() {
+                                            self.q_v[i].d.next = false;
+                                        }
+                                    }
+                                }
+                                for i in 0..self._c {
+                                    self.cu_valid[i].d.next = self.cu_valid[i].q.val();
+                                    self.cu_warp[i].d.next = self.cu_warp[i].q.val();
+                                    self.cu_payload[i].d.next = self.cu_payload[i].q.val();
+                                    if self.fire_cu[i].val() {
+                                        self.cu_valid[i].d.next = false;
+                                    }
+                                    if self.alloc_cu[i].val() {
+                                        self.cu_valid[i].d.next = true;
+                                        self.cu_warp[i].d.next = self.issue_warp.val();
+                                        self.cu_payload[i].d.next = self.issue_payload.val();
+                                    }
+                                    if self.reset.val() {
+                                        self.cu_valid[i].d.next = false;
+                                    }
+                                    for s in 0..self._s {
+                                        self.cu_reg[i * ns + s].d.next =
+                                            self.cu_reg[i * ns + s].q.val();
+                                        self.cu_pend[i * ns + s].d.next =
+                                            self.cu_pend[i * ns + s].q.val()
+                                                && !self.gr[i * ns + s].val();
+                                        for _z in 0..self._shared {
+                                            if self.f_take[i * ns + s].val() {
                                                 self.cu_pend[i * ns + s].d.next = false;
                                             }
+                                            self.cu_fwd[i * ns + s].d.next =
+                                                self.cu_fwd[i * ns + s].q.val()
+                                                    || self.f_take[i * ns + s].val();
+                                            if self.alloc_cu[i].val() {
+                                                self.cu_fwd[i * ns + s].d.next = false;
+                                            }
+                                        }
+                                        self.cu_zero[i * ns + s].d.next =
+                                            self.cu_zero[i * ns + s].q.val();
+                                        if self.alloc_cu[i].val() {
+                                            self.cu_reg[i * ns + s].d.next =
+                                                self.issue_src[s].val();
+                                            self.cu_pend[i * ns + s].d.next = self.issue_need[s]
+                                                .val()
+                                                && (self.issue_src[s].val() != self.reg_zero.val());
+                                            self.cu_zero[i * ns + s].d.next = !self.issue_need[s]
+                                                .val()
+                                                || (self.issue_src[s].val() == self.reg_zero.val());
+                                        }
+                                        if self.reset.val() {
+                                            self.cu_pend[i * ns + s].d.next = false;
                                         }
                                     }
                                 }
