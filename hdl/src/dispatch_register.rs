@@ -93,6 +93,12 @@ pub struct DispatchRegister<const L: usize> {
     // ---- operands: `d_data[s * L + l]` = lane `l` of source `s`
     pub d_data: Vec<Signal<In, Bits<32>>>,
     pub e_data: Vec<Signal<Out, Bits<32>>>,
+    // ---- a shift's exponent per lane and its by-zero flags (hdl/src/multiplier.rs,
+    // `ShiftExponent`), computed in the dispatch cycle
+    pub d_expo: Vec<Signal<In, Bits<5>>>,
+    pub e_expo: Vec<Signal<Out, Bits<5>>>,
+    pub d_by_zero: Vec<Signal<In, Bit>>,
+    pub e_by_zero: Vec<Signal<Out, Bit>>,
 
     to_alu: DFF<Bit>,
     to_mul: DFF<Bit>,
@@ -125,6 +131,8 @@ pub struct DispatchRegister<const L: usize> {
     is_tmc: DFF<Bit>,
     rd_valid: DFF<Bit>,
     data: RegVec<Bits<32>>,
+    expo: RegVec<Bits<5>>,
+    by_zero: RegVec<Bit>,
     _n: usize,
 }
 
@@ -197,6 +205,10 @@ impl<const L: usize> DispatchRegister<L> {
             e_rd_valid: Default::default(),
             d_data: crate::sigs(n),
             e_data: crate::sigs(n),
+            d_expo: crate::sigs(L),
+            e_expo: crate::sigs(L),
+            d_by_zero: crate::sigs(L),
+            e_by_zero: crate::sigs(L),
             to_alu: Default::default(),
             to_mul: Default::default(),
             to_div: Default::default(),
@@ -228,6 +240,8 @@ impl<const L: usize> DispatchRegister<L> {
             is_tmc: Default::default(),
             rd_valid: Default::default(),
             data: RegVec::new(n),
+            expo: RegVec::new(L),
+            by_zero: RegVec::new(L),
             _n: n,
         }
     }
@@ -271,6 +285,14 @@ impl<const L: usize> Logic for DispatchRegister<L> {
             rd_valid
         );
         self.data.clock.next = self.clock.val();
+        self.expo.clock.next = self.clock.val();
+        self.by_zero.clock.next = self.clock.val();
+        for l in 0..L {
+            self.expo.d[l].next = self.d_expo[l].val();
+            self.e_expo[l].next = self.expo.q[l].val();
+            self.by_zero.d[l].next = self.d_by_zero[l].val();
+            self.e_by_zero[l].next = self.by_zero.q[l].val();
+        }
         self.to_alu.d.next = self.d_to_alu.val() & !self.reset.val();
         self.to_mul.d.next = self.d_to_mul.val() & !self.reset.val();
         self.to_div.d.next = self.d_to_div.val() & !self.reset.val();

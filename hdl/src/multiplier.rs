@@ -24,6 +24,14 @@
 //!   mul    = lo
 //! ```
 //!
+//! A shift multiplies by a power of two: `a << sh` is the low word of `a · 2^sh`, and for
+//! `sh ≠ 0` `a >> sh` is the high word of `a · 2^(32−sh)`, unsigned (mulhu) or with `a` signed
+//! (mulhsu: the arithmetic shift); a right shift by 0 is the low word of `a · 1`. The exponent
+//! (`sh`, or `32 − sh` for a right shift) and the by-zero flag are computed a cycle before the
+//! op enters the unit, in the dispatch cycle ([`ShiftExponent`], registered by the dispatch
+//! register), so that the issue cycle only decodes the power of two from registers in front of
+//! the `MULT18X18D`s (docs/microarch/execution_units.md, "Shifts").
+//!
 //! Pipeline: stage 0 (the issue cycle) forms the partial products and the correction term; with
 //! `mul_latency >= 2` they are registered, the next cycle sums them and the sum goes through the
 //! remaining `mul_latency - 1` result registers. With `mul_latency = 1` both halves share the
@@ -61,14 +69,56 @@ pub fn shift_op_code(op: AluOp) -> Option<u8> {
     }
 }
 
+/// A shift's exponent, computed in the dispatch cycle from the shift amount (`rs2[4:0]` or the
+/// immediate's): `expo = sh` for a left shift or a shift by 0, `32 − sh` (mod 32) for a right
+/// shift; `by_zero` when `sh = 0`. Combinational; the dispatch register holds its outputs for
+/// the multiplier's issue cycle.
+#[derive(LogicBlock)]
+pub struct ShiftExponent {
+    /// The shift amount.
+    pub amount: Signal<In, Bits<5>>,
+    /// A right shift (`srl`, `sra`).
+    pub right: Signal<In, Bit>,
+    pub expo: Signal<Out, Bits<5>>,
+    pub by_zero: Signal<Out, Bit>,
+    k_zero: Constant<Bits<5>>,
+}
+
+impl Default for ShiftExponent {
+    fn default() -> Self {
+        Self {
+            amount: Default::default(),
+            right: Default::default(),
+            expo: Default::default(),
+            by_zero: Default::default(),
+            k_zero: Constant::new(0u64.to_bits()),
+        }
+    }
+}
+
+impl Logic for ShiftExponent {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.by_zero.next = self.amount.val() == self.k_zero.val();
+        self.expo.next = self.amount.val();
+        if self.right.val() & (self.amount.val() != self.k_zero.val()) {
+            self.expo.next = self.k_zero.val() - self.amount.val();
+        }
+    }
+}
+
 /// One lane: partial products, optional stage-1 registers, sum and correction, result registers.
 #[derive(LogicBlock)]
 pub struct MulLane {
     pub clock: Signal<In, Clock>,
     pub op: Signal<In, Bits<2>>,
-    /// The op is a shift: `b[4:0]` is the shift amount (`sll` with `op` mul, `srl` with mulhu,
-    /// `sra` with mulhsu), multiplied as a power of two.
+    /// The op is a shift (`sll` with `op` mul, `srl` with mulhu, `sra` with mulhsu): `a` is
+    /// multiplied by `2^expo` instead of `b`.
     pub shift: Signal<In, Bit>,
+    /// A shift's exponent ([`ShiftExponent`]).
+    pub expo: Signal<In, Bits<5>>,
+    /// A shift's amount is 0: the result is the low word (`a · 1`) whatever the shift.
+    pub by_zero: Signal<In, Bit>,
     pub a: Signal<In, Bits<32>>,
     pub b: Signal<In, Bits<32>>,
     pub active: Signal<In, Bit>,
@@ -77,10 +127,6 @@ pub struct MulLane {
     /// The lane's mask bit of the op issued `latency` cycles ago.
     pub active_out: Signal<Out, Bit>,
     // Stage 0: a shift's power of two, partial products and correction.
-    sh: Signal<Local, Bits<5>>,
-    sh_zero: Signal<Local, Bit>,
-    /// The exponent: `sh` for a left shift or a shift by 0, `32 − sh` for a right shift.
-    expo: Signal<Local, Bits<5>>,
     m_op: Signal<Local, Bits<2>>,
     m_b: Signal<Local, Bits<32>>,
     a_lo: Signal<Local, Bits<16>>,
@@ -120,7 +166,6 @@ pub struct MulLane {
     active_q: Vec<DFF<Bit>>,
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
-    k_sh_zero: Constant<Bits<5>>,
     k_low16: Constant<Bits<32>>,
     op_mul: Constant<Bits<2>>,
     op_mulh: Constant<Bits<2>>,
@@ -140,14 +185,13 @@ impl MulLane {
             clock: Default::default(),
             op: Default::default(),
             shift: Default::default(),
+            expo: Default::default(),
+            by_zero: Default::default(),
             a: Default::default(),
             b: Default::default(),
             active: Default::default(),
             result: Default::default(),
             active_out: Default::default(),
-            sh: Default::default(),
-            sh_zero: Default::default(),
-            expo: Default::default(),
             m_op: Default::default(),
             m_b: Default::default(),
             a_lo: Default::default(),
@@ -184,7 +228,6 @@ impl MulLane {
             active_q: (0..regs).map(|_| DFF::default()).collect(),
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
-            k_sh_zero: Constant::new(0u64.to_bits()),
             k_low16: Constant::new(0xffffu64.to_bits()),
             op_mul: op(MulDivOp::Mul),
             op_mulh: op(MulDivOp::Mulh),
@@ -197,20 +240,12 @@ impl MulLane {
 impl Logic for MulLane {
     #[hdl_gen]
     fn update(&mut self) {
-        // A shift multiplies by a power of two: `a << sh` is the low word of `a · 2^sh`, and for
-        // `sh ≠ 0` `a >> sh` the high word of `a · 2^(32−sh)`, unsigned (mulhu) or with `a`
-        // signed (mulhsu: the arithmetic shift); a shift by 0 is the low word of `a · 1`.
-        self.sh.next = self.b.val().get_bits::<5>(0);
-        self.sh_zero.next = self.sh.val() == self.k_sh_zero.val();
-        self.expo.next = self.sh.val();
-        if (self.op.val() != self.op_mul.val()) & !self.sh_zero.val() {
-            self.expo.next = self.k_sh_zero.val() - self.sh.val();
-        }
+        // A shift multiplies by `2^expo` (module documentation); its exponent comes registered.
         self.m_op.next = self.op.val();
         self.m_b.next = self.b.val();
         if self.shift.val() {
             self.m_b.next = self.k_one.val() << self.expo.val();
-            if self.sh_zero.val() {
+            if self.by_zero.val() {
                 self.m_op.next = self.op_mul.val();
             }
         }
@@ -313,7 +348,10 @@ impl Logic for MulLane {
 /// | `in_op` | in | 2 | [`mul_op_code`] |
 /// | `in_tag` | in | 8 | returned with the result |
 /// | `in_mask[i]` | in | 1 | lane `i` is active |
-/// | `in_a[i]`, `in_b[i]` | in | 32 | operands (`rs1`, `rs2`) of lane `i` |
+/// | `in_a[i]`, `in_b[i]` | in | 32 | operands (`rs1`, `rs2`) of lane `i` (`in_b` unused by a shift) |
+/// | `in_shift` | in | 1 | the op is a shift ([`shift_op_code`]) |
+/// | `in_expo[i]` | in | 5 | a shift's exponent in lane `i` ([`ShiftExponent`]) |
+/// | `in_by_zero[i]` | in | 1 | lane `i`'s shift amount is 0 ([`ShiftExponent`]) |
 /// | `out_valid` | out | 1 | the op issued `mul_latency` cycles ago completes now |
 /// | `out_tag` | out | 8 | its tag |
 /// | `out_mask[i]` | out | 1 | its mask |
@@ -324,8 +362,10 @@ pub struct Multiplier {
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
     pub in_op: Signal<In, Bits<2>>,
-    /// The op is a shift (`in_b[i][4:0]` the amount; [`shift_op_code`]).
+    /// The op is a shift ([`shift_op_code`]): lane `i` multiplies by `2^in_expo[i]`.
     pub in_shift: Signal<In, Bit>,
+    pub in_expo: Vec<Signal<In, Bits<5>>>,
+    pub in_by_zero: Vec<Signal<In, Bit>>,
     pub in_tag: Signal<In, Bits<TAG_BITS>>,
     pub in_mask: Vec<Signal<In, Bit>>,
     pub in_a: Vec<Signal<In, Bits<32>>>,
@@ -358,6 +398,8 @@ impl Multiplier {
             in_valid: Default::default(),
             in_op: Default::default(),
             in_shift: Default::default(),
+            in_expo: (0..lanes).map(|_| Default::default()).collect(),
+            in_by_zero: (0..lanes).map(|_| Default::default()).collect(),
             in_tag: Default::default(),
             in_mask: (0..lanes).map(|_| Default::default()).collect(),
             in_a: (0..lanes).map(|_| Default::default()).collect(),
@@ -391,6 +433,8 @@ impl Logic for Multiplier {
             self.lane[i].clock.next = self.clock.val();
             self.lane[i].op.next = self.in_op.val();
             self.lane[i].shift.next = self.in_shift.val();
+            self.lane[i].expo.next = self.in_expo[i].val();
+            self.lane[i].by_zero.next = self.in_by_zero[i].val();
             self.lane[i].a.next = self.in_a[i].val();
             self.lane[i].b.next = self.in_b[i].val();
             self.lane[i].active.next = self.in_mask[i].val();

@@ -85,6 +85,18 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
         ));
     }
 
+    for (f, w) in [("expo", 5), ("by_zero", 1)] {
+        for l in 0..LANES {
+            ports.push((
+                port(&m, &format!("d_{f}__024{l}")),
+                port(&m, &format!("e_{f}__024{l}")),
+                w,
+                false,
+                format!("{f}[{l}]"),
+            ));
+        }
+    }
+
     let seed = unit_seed("dispatch_register");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut last: Option<(bool, Vec<u64>)> = None;
