@@ -41,6 +41,7 @@ use warpforge_isa::memmap::{GMEM_BASE, SMEM_BASE};
 use warpforge_isa::FaultCause;
 
 use crate::mem_port::MemPort;
+use crate::register_file::clog2;
 use crate::scoreboard::RegVec;
 use crate::{rename_top, verilog_of, HdlError};
 
@@ -358,11 +359,18 @@ pub struct LoadStoreUnit {
     shared_r: RegVec<Bit>,
     /// The shared read of the previous cycle was for this lane.
     sread_r: RegVec<Bit>,
+    /// A global load lane's request number within its instruction (the request that read
+    /// its address: its own, or the one it was merged into).
+    rseq_r: RegVec<Bits<5>>,
     /// The lane's checks at accept: it faults; it is misaligned.
     flt_r: RegVec<Bit>,
     mis_r: RegVec<Bit>,
     // ---- instruction state
     busy_q: DFF<Bit>,
+    /// Load requests accepted so far for the instruction (the next request's number).
+    qseq_q: DFF<Bits<5>>,
+    /// Responses received so far (the number of the request the next response answers).
+    aseq_q: DFF<Bits<5>>,
     /// The instruction accepted in the previous cycle: its lanes' check results are in
     /// `flt_r`/`mis_r`, and a fault drops it in this cycle (the check cycle) before any access.
     chk_q: DFF<Bit>,
@@ -420,10 +428,12 @@ pub struct LoadStoreUnit {
     sh_off: Signal<Local, Bits<2>>,
     sh_be: Signal<Local, Bits<4>>,
     sh_wdata: Signal<Local, Bits<32>>,
-    rsel_oh: Vec<Signal<Local, Bit>>,
     rfound: Signal<Local, Bit>,
-    /// Address of the lane the next response belongs to.
-    rsel_addr: Signal<Local, Bits<32>>,
+    /// The sequence numbers' bits: `clog2(lanes)` ones (an instruction makes at most `lanes`
+    /// requests), so the counters and the per-lane comparison are that narrow.
+    k_seq_mask: Constant<Bits<5>>,
+    k_seq_one: Constant<Bits<5>>,
+    k_seq_zero: Constant<Bits<5>>,
     /// A global load request is accepted this cycle: every pending global lane with the same
     /// address is served by it.
     merge_go: Signal<Local, Bit>,
@@ -547,9 +557,12 @@ impl LoadStoreUnit {
             rpend_r: RegVec::new(lanes),
             shared_r: RegVec::new(lanes),
             sread_r: RegVec::new(lanes),
+            rseq_r: RegVec::new(lanes),
             flt_r: RegVec::new(lanes),
             mis_r: RegVec::new(lanes),
             busy_q: Default::default(),
+            qseq_q: Default::default(),
+            aseq_q: Default::default(),
             chk_q: Default::default(),
             tag_q: Default::default(),
             warp_q: Default::default(),
@@ -598,9 +611,10 @@ impl LoadStoreUnit {
             sh_off: Default::default(),
             sh_be: Default::default(),
             sh_wdata: Default::default(),
-            rsel_oh: vec_of(lanes),
             rfound: Default::default(),
-            rsel_addr: Default::default(),
+            k_seq_mask: Constant::new(((1u64 << clog2(lanes).max(1)) - 1).to_bits()),
+            k_seq_one: Constant::new(1u64.to_bits()),
+            k_seq_zero: Constant::new(0u64.to_bits()),
             merge_go: Default::default(),
             pend_any: Default::default(),
             done: Default::default(),
@@ -651,9 +665,9 @@ impl Logic for LoadStoreUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy_q, chk_q, tag_q, warp_q, store_q, size_q, unsigned_q, sbase_q,
-            sread_q, soff_q, fault_q, ftag_q, fwarp_q, fcause_q, flane_q, faddr_q, clr_ptr_q,
-            clr_left_q
+            self, clock, busy_q, qseq_q, aseq_q, chk_q, tag_q, warp_q, store_q, size_q, unsigned_q,
+            sbase_q, sread_q, soff_q, fault_q, ftag_q, fwarp_q, fcause_q, flane_q, faddr_q,
+            clr_ptr_q, clr_left_q
         );
         self.sram.clock.next = self.clock.val();
         self.addr_r.clock.next = self.clock.val();
@@ -664,6 +678,7 @@ impl Logic for LoadStoreUnit {
         self.rpend_r.clock.next = self.clock.val();
         self.shared_r.clock.next = self.clock.val();
         self.sread_r.clock.next = self.clock.val();
+        self.rseq_r.clock.next = self.clock.val();
         self.flt_r.clock.next = self.clock.val();
         self.mis_r.clock.next = self.clock.val();
         for l in 0..self._lanes {
@@ -675,6 +690,7 @@ impl Logic for LoadStoreUnit {
             self.rpend_r.d[l].next = self.rpend_r.q[l].val();
             self.shared_r.d[l].next = self.shared_r.q[l].val();
             self.sread_r.d[l].next = false;
+            self.rseq_r.d[l].next = self.rseq_r.q[l].val();
         }
 
         // ---- accept: addresses and checks (lanes in order; alignment before region) ----
@@ -744,6 +760,8 @@ impl Logic for LoadStoreUnit {
         self.ftag_q.d.next = self.tag_q.q.val();
         self.fwarp_q.d.next = self.warp_q.q.val();
         if self.accept.val() {
+            self.qseq_q.d.next = self.k_seq_zero.val();
+            self.aseq_q.d.next = self.k_seq_zero.val();
             self.tag_q.d.next = self.in_tag.val();
             self.warp_q.d.next = self.in_warp.val();
             self.store_q.d.next = self.in_store.val();
@@ -794,9 +812,16 @@ impl Logic for LoadStoreUnit {
             & !self.reset.val();
         self.advance.next = (self.gl_go.val() & self.mem.req_ready.val()) | self.sh_go.val();
         self.merge_go.next = self.gl_go.val() & self.mem.req_ready.val() & !self.store_q.q.val();
+        if self.merge_go.val() {
+            self.qseq_q.d.next =
+                (self.qseq_q.q.val() + self.k_seq_one.val()) & self.k_seq_mask.val();
+        }
         for l in 0..self._lanes {
             if self.sel_oh[l].val() & self.advance.val() {
                 self.pend_r.d[l].next = false;
+            }
+            if self.sel_oh[l].val() & self.merge_go.val() {
+                self.rseq_r.d[l].next = self.qseq_q.q.val();
             }
             // Loads of one address by several lanes make one request (uniform loads).
             if self.merge_go.val()
@@ -805,6 +830,7 @@ impl Logic for LoadStoreUnit {
                 & (self.addr_r.q[l].val() == self.sel_addr.val())
             {
                 self.pend_r.d[l].next = false;
+                self.rseq_r.d[l].next = self.qseq_q.q.val();
             }
         }
         self.mem.req_valid.next = self.gl_go.val();
@@ -813,25 +839,25 @@ impl Logic for LoadStoreUnit {
         self.mem.req_size.next = self.size_q.q.val();
         self.mem.req_data.next = self.sel_sdata.val();
 
-        // ---- global responses: the lowest global load lane still waiting ----
-        // It is also the answer for every waiting lane with the same address.
+        // ---- global responses: they come in request order, so a response answers the
+        // requested lanes whose request number is the count of responses so far (the lowest
+        // global load lane still waiting and every waiting lane with its address: they were
+        // merged into its request, docs/microarch/load_store_unit.md) ----
         self.rfound.next = false;
-        self.rsel_addr.next = self.k_zero32.val();
         for l in 0..self._lanes {
-            self.rsel_oh[l].next = self.rpend_r.q[l].val() & !self.rfound.val();
             self.rfound.next = self.rfound.val() | self.rpend_r.q[l].val();
-            if self.rsel_oh[l].val() {
-                self.rsel_addr.next = self.addr_r.q[l].val();
-            }
-        }
-        for l in 0..self._lanes {
             if self.rpend_r.q[l].val()
-                & (self.addr_r.q[l].val() == self.rsel_addr.val())
+                & !self.pend_r.q[l].val()
+                & (self.rseq_r.q[l].val() == self.aseq_q.q.val())
                 & self.mem.resp_valid.val()
             {
                 self.data_r.d[l].next = self.gext.value.val();
                 self.rpend_r.d[l].next = false;
             }
+        }
+        if self.rfound.val() & self.mem.resp_valid.val() {
+            self.aseq_q.d.next =
+                (self.aseq_q.q.val() + self.k_seq_one.val()) & self.k_seq_mask.val();
         }
         self.gext.raw.next = self.mem.resp_data.val();
         self.gext.off.next = self.k_off0.val();
