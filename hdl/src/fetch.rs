@@ -38,6 +38,7 @@ use warpforge_config::GpuConfig;
 
 use crate::decode::Decoder;
 use crate::lut_ram::{addr_bits_for, LutRamArray};
+use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::register_file::clog2;
 use crate::scoreboard::RegVec;
 pub use crate::scoreboard::{WarpId, WARP_BITS};
@@ -268,7 +269,6 @@ pub struct Fetch {
     slot_zero: Constant<Bits<RING_BITS>>,
     slot_one: Constant<Bits<RING_BITS>>,
     last_init: Constant<WarpId>,
-    wzero: Constant<WarpId>,
     zero32: Constant<Bits<32>>,
     four: Constant<Bits<32>>,
     /// The PC bits at and above the instruction memory's size (a power of two): a PC is in the
@@ -285,7 +285,13 @@ pub struct Fetch {
     found: Signal<Local, Bit>,
     sel: Signal<Local, WarpId>,
     sel_pc: Signal<Local, Bits<32>>,
-    in_range: Signal<Local, Bit>,
+    /// The chosen warp's PC is outside the instruction memory.
+    out_of_range: Signal<Local, Bit>,
+    /// The warp choice, and the chosen warp's number and PC, as flat one-hot logic.
+    rr_pick: RoundRobinPick,
+    sel_mux: OneHotMux<WARP_BITS>,
+    pc_mux: OneHotMux<32>,
+    tos_mux: OneHotMux<32>,
     /// `[w]`: warp `w`'s fetch PC is in the instruction memory (checked on the registers, in
     /// parallel with the warp choice, instead of a comparison after the chosen PC).
     pc_ok: Vec<Signal<Local, Bit>>,
@@ -392,7 +398,6 @@ impl Fetch {
             slot_zero: Constant::new(0u64.into()),
             slot_one: Constant::new(1u64.into()),
             last_init: Constant::new(((warps - 1) as u64).into()),
-            wzero: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
             four: Constant::new(4u64.into()),
             pc_high: Constant::new((!(imem_bytes as u64 - 1) & 0xffff_ffff).into()),
@@ -406,7 +411,11 @@ impl Fetch {
             found: Default::default(),
             sel: Default::default(),
             sel_pc: Default::default(),
-            in_range: Default::default(),
+            out_of_range: Default::default(),
+            rr_pick: RoundRobinPick::new(warps),
+            sel_mux: OneHotMux::new(warps, 1),
+            pc_mux: OneHotMux::new(warps, 1),
+            tos_mux: OneHotMux::new(warps, 1),
             pc_ok: crate::sigs(warps),
             in_word: Default::default(),
             in_recon: Default::default(),
@@ -455,47 +464,41 @@ impl Logic for Fetch {
         self.imem.write_recon.next = self.load_recon.val();
 
         // ---- cycle c: choose a warp (round-robin after `last`) and read its fetch PC ----
-        self.found.next = false;
-        self.sel.next = self.wzero.val();
-        self.sel_pc.next = self.zero32.val();
         for e in self._depth..(self._depth + 1) {
             for w in 0..self._warps {
                 // Room: the last entry of the (thermometer-coded) I-buffer is free.
                 self.elig[w].next =
                     self.en.q[w].val() & (!self.fl.q[w].val()) & (!self.bv.q[w * e + e - 1].val());
-                self.pick[w].next = false;
+                self.rr_pick.req[w].next = self.elig[w].val();
+                self.rr_pick.from[w].next = false;
             }
         }
         // Warp 0 is never after `last` (the loop starts at 1 so that no comparison is
         // constant, which Verilator's -Wall reports).
         for w in self._one..self._warps {
-            if self.elig[w].val() & (self.wid[w].val() > self.last.q[0].val()) & (!self.found.val())
-            {
-                self.pick[w].next = true;
-                self.found.next = true;
-            }
+            self.rr_pick.from[w].next = self.wid[w].val() > self.last.q[0].val();
         }
+        self.found.next = self.rr_pick.any.val();
+        self.out_of_range.next = false;
         for w in 0..self._warps {
-            if self.elig[w].val() & (!self.found.val()) {
-                self.pick[w].next = true;
-                self.found.next = true;
-            }
-        }
-        self.in_range.next = true;
-        for w in 0..self._warps {
+            self.pick[w].next = self.rr_pick.grant[w].val();
             self.pc_ok[w].next = (self.fpc.q[w].val() & self.pc_high.val()) == self.zero32.val();
-            if self.pick[w].val() {
-                self.sel.next = self.wid[w].val();
-                self.sel_pc.next = self.fpc.q[w].val();
-                self.in_range.next = self.pc_ok[w].val();
+            self.sel_mux.sel[w].next = self.pick[w].val();
+            self.sel_mux.d[w].next = self.wid[w].val();
+            self.pc_mux.sel[w].next = self.pick[w].val();
+            self.pc_mux.d[w].next = self.fpc.q[w].val();
+            if self.pick[w].val() & !self.pc_ok[w].val() {
+                self.out_of_range.next = true;
             }
         }
-        self.imem.read_enable.next = self.found.val() & self.in_range.val();
+        self.sel.next = self.sel_mux.q[0].val();
+        self.sel_pc.next = self.pc_mux.q[0].val();
+        self.imem.read_enable.next = self.found.val() & !self.out_of_range.val();
         self.imem.read_pc.next = self.sel_pc.val();
         self.ev_fetch.next = self.found.val();
         self.ev_fetch_warp.next = self.sel.val();
         self.rd_pc.d[0].next = self.sel_pc.val();
-        self.rd_fault.d[0].next = !self.in_range.val();
+        self.rd_fault.d[0].next = self.out_of_range.val();
         self.last.d[0].next = self.last.q[0].val();
         if self.found.val() {
             self.last.d[0].next = self.sel.val();
@@ -555,12 +558,11 @@ impl Logic for Fetch {
             | (self.opcode.val() == self.plain_op[6].val())
             | (self.opcode.val() == self.plain_op[7].val());
         self.pc4.next = self.rd_pc.q[0].val() + self.four.val();
-        self.tos_sel.next = self.zero32.val();
         for w in 0..self._warps {
-            if self.fl.q[w].val() {
-                self.tos_sel.next = self.tos_rpc[w].val();
-            }
+            self.tos_mux.sel[w].next = self.fl.q[w].val();
+            self.tos_mux.d[w].next = self.tos_rpc[w].val();
         }
+        self.tos_sel.next = self.tos_mux.q[0].val();
         self.ends.next =
             (!self.plain.val()) | self.rd_fault.q[0].val() | (self.pc4.val() == self.tos_sel.val());
 

@@ -25,6 +25,7 @@ pub mod load_store_unit;
 pub mod lut_ram;
 pub mod mem_port;
 pub mod multiplier;
+pub mod one_hot;
 pub mod operand_collector;
 pub mod perf_counters;
 pub mod register_file;
