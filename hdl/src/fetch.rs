@@ -55,7 +55,8 @@ const RING_BITS: usize = 10;
 /// Instruction memory and reconvergence sidecar: two `2^abits` × 32-bit RAMs with one shared
 /// synchronous read port (addressed by a byte PC: word `read_pc[abits+1:2]`) and one shared
 /// write port (addressed by a word index: `write_index[abits-1:0]`). A read and a write of the
-/// same word in one cycle read the old contents. The read outputs hold while `read_enable` is
+/// same word in one cycle read undefined data on the FPGA (the old contents in simulation). The
+/// read outputs hold while `read_enable` is
 /// low. Contents are not reset. Range checks are the caller's: the address bits above the memory
 /// are ignored here.
 #[derive(LogicBlock)]
@@ -131,8 +132,12 @@ impl Logic for InstrMem {
         Verilog::Custom(format!(
             "\
 // {words} words x 32 bit instruction memory and its reconvergence sidecar.
-reg [31:0] words [0:{last}];
-reg [31:0] recons [0:{last}];
+// No read-write collision logic: a read and a write of one word in one cycle read undefined
+// data (the SM loads the kernel before it starts any warp; docs/microarch/fetch.md, rule 5).
+// Without the attribute yosys delays the write port a cycle and compares its address with the
+// read's: 44 LUT4 and 76 flip-flops per RAM, 3 LUT levels after the read address.
+(* no_rw_check *) reg [31:0] words [0:{last}];
+(* no_rw_check *) reg [31:0] recons [0:{last}];
 // Address bits above the memory (range-checked by the parent) and the byte offset.
 wire unused_addr_bits = &{{1'b0, {unused}}};
 
@@ -478,7 +483,7 @@ impl Logic for Fetch {
         for w in self._one..self._warps {
             self.rr_pick.from[w].next = self.wid[w].val() > self.last.q[0].val();
         }
-        self.found.next = self.rr_pick.any.val();
+        self.found.next = self.rr_pick.any[0].val();
         self.out_of_range.next = false;
         for w in 0..self._warps {
             self.pick[w].next = self.rr_pick.grant[w].val();

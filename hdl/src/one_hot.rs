@@ -19,23 +19,33 @@ use rust_hdl::prelude::*;
 ///
 /// The pointer comes as a mask: `from[i]` is 1 for the positions that come first (at or after
 /// the pointer, or strictly after the last winner: the caller's rule).
+///
+/// One block makes `groups` independent choices (`req[g * n + i]`, `from[g * n + i]`,
+/// `grant[g * n + i]`, `any[g]`): rust-hdl cannot index a `Vec` port of a child held in a `Vec`.
 #[derive(LogicBlock)]
 pub struct RoundRobinPick {
     pub req: Vec<Signal<In, Bit>>,
     pub from: Vec<Signal<In, Bit>>,
     pub grant: Vec<Signal<Out, Bit>>,
-    pub any: Signal<Out, Bit>,
+    pub any: Vec<Signal<Out, Bit>>,
+    _n: usize,
 }
 
 impl RoundRobinPick {
     /// A choice among `n` (≥ 1) requesters.
     pub fn new(n: usize) -> Self {
-        assert!(n >= 1, "a RoundRobinPick of no requesters");
+        Self::groups(1, n)
+    }
+
+    /// `groups` (≥ 1) choices among `n` (≥ 1) requesters each.
+    pub fn groups(groups: usize, n: usize) -> Self {
+        assert!(n >= 1 && groups >= 1, "RoundRobinPick of {groups} x {n}");
         RoundRobinPick {
-            req: crate::sigs(n),
-            from: crate::sigs(n),
-            grant: crate::sigs(n),
-            any: Default::default(),
+            req: crate::sigs(groups * n),
+            from: crate::sigs(groups * n),
+            grant: crate::sigs(groups * n),
+            any: crate::sigs(groups),
+            _n: n,
         }
     }
 }
@@ -49,42 +59,58 @@ pub fn round_robin_winner(req: &[bool], from: &[bool]) -> Option<usize> {
 
 impl Logic for RoundRobinPick {
     fn update(&mut self) {
-        let req: Vec<bool> = self.req.iter().map(|r| r.val()).collect();
-        let from: Vec<bool> = self.from.iter().map(|r| r.val()).collect();
-        let winner = round_robin_winner(&req, &from);
-        for (i, g) in self.grant.iter_mut().enumerate() {
-            g.next = winner == Some(i);
+        let n = self._n;
+        for g in 0..self.any.len() {
+            let req: Vec<bool> = (0..n).map(|i| self.req[g * n + i].val()).collect();
+            let from: Vec<bool> = (0..n).map(|i| self.from[g * n + i].val()).collect();
+            let winner = round_robin_winner(&req, &from);
+            for i in 0..n {
+                self.grant[g * n + i].next = winner == Some(i);
+            }
+            self.any[g].next = winner.is_some();
         }
-        self.any.next = winner.is_some();
     }
 
     fn connect(&mut self) {
         for g in &mut self.grant {
             g.connect();
         }
-        self.any.connect();
+        for a in &mut self.any {
+            a.connect();
+        }
     }
 
     fn hdl(&self) -> Verilog {
-        let n = self.req.len();
-        let cat = |name: &str| -> String {
-            let parts: Vec<String> = (0..n).rev().map(|i| format!("{name}${i}")).collect();
-            format!("{{{}}}", parts.join(", "))
-        };
+        let n = self._n;
+        let m = n - 1;
         let mut text = format!(
-            "// Round-robin choice of {n}: the first request at or after the pointer, else the \
-             first.\nwire [{m}:0] r = {};\nwire [{m}:0] h = r & {};\nwire [{m}:0] x = (|h) ? h : r;\n",
-            cat("req"),
-            cat("from"),
-            m = n - 1
+            "// {} round-robin choice(s) of {n}: the first request at or after the pointer, else \
+             the first.\n",
+            self.any.len()
         );
-        text.push_str("always @(*) any = |r;\n");
-        text.push_str("always @(*) grant$0 = x[0];\n");
-        for i in 1..n {
+        for g in 0..self.any.len() {
+            let cat = |name: &str| -> String {
+                let parts: Vec<String> = (0..n)
+                    .rev()
+                    .map(|i| format!("{name}${}", g * n + i))
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            };
             text.push_str(&format!(
-                "always @(*) grant${i} = x[{i}] & ~(|x[{}:0]);\n",
-                i - 1
+                "wire [{m}:0] r{g} = {};\nwire [{m}:0] h{g} = r{g} & {};\n\
+                 wire [{m}:0] x{g} = (|h{g}) ? h{g} : r{g};\nalways @(*) any${g} = |r{g};\n\
+                 always @(*) grant${} = x{g}[0];\n",
+                cat("req"),
+                cat("from"),
+                g * n
             ));
+            for i in 1..n {
+                text.push_str(&format!(
+                    "always @(*) grant${} = x{g}[{i}] & ~(|x{g}[{}:0]);\n",
+                    g * n + i,
+                    i - 1
+                ));
+            }
         }
         Verilog::Custom(text)
     }
@@ -93,37 +119,54 @@ impl Logic for RoundRobinPick {
 /// `k` words chosen by a one-hot select: `q[w]` = `d[i * k + w]` for the `i` with `sel[i]` set,
 /// 0 when none is (and the OR of the chosen words when several are: the caller keeps the
 /// selects one-hot).
+///
+/// One block makes `groups` independent choices: `sel[g * n + i]`, `d[(g * n + i) * k + w]`,
+/// `q[g * k + w]` (rust-hdl cannot index a `Vec` port of a child held in a `Vec`).
 #[derive(LogicBlock)]
 pub struct OneHotMux<const W: usize> {
     pub sel: Vec<Signal<In, Bit>>,
-    /// `d[i * k + w]`: word `w` of input `i`.
+    /// `d[(g * n + i) * k + w]`: word `w` of input `i` of choice `g`.
     pub d: Vec<Signal<In, Bits<W>>>,
     pub q: Vec<Signal<Out, Bits<W>>>,
+    _n: usize,
+    _k: usize,
 }
 
 impl<const W: usize> OneHotMux<W> {
     /// A choice among `n` (≥ 1) inputs of `k` (≥ 1) words each.
     pub fn new(n: usize, k: usize) -> Self {
-        assert!(n >= 1 && k >= 1, "OneHotMux of {n} inputs of {k} words");
+        Self::groups(1, n, k)
+    }
+
+    /// `groups` (≥ 1) choices among `n` (≥ 1) inputs of `k` (≥ 1) words each.
+    pub fn groups(groups: usize, n: usize, k: usize) -> Self {
+        assert!(
+            groups >= 1 && n >= 1 && k >= 1,
+            "OneHotMux of {groups} x {n} x {k}"
+        );
         OneHotMux {
-            sel: crate::sigs(n),
-            d: crate::sigs(n * k),
-            q: crate::sigs(k),
+            sel: crate::sigs(groups * n),
+            d: crate::sigs(groups * n * k),
+            q: crate::sigs(groups * k),
+            _n: n,
+            _k: k,
         }
     }
 }
 
 impl<const W: usize> Logic for OneHotMux<W> {
     fn update(&mut self) {
-        let k = self.q.len();
-        for w in 0..k {
-            let mut v = Bits::<W>::default();
-            for (i, s) in self.sel.iter().enumerate() {
-                if s.val() {
-                    v = v | self.d[i * k + w].val();
+        let (n, k) = (self._n, self._k);
+        for g in 0..self.q.len() / k {
+            for w in 0..k {
+                let mut v = Bits::<W>::default();
+                for i in 0..n {
+                    if self.sel[g * n + i].val() {
+                        v = v | self.d[(g * n + i) * k + w].val();
+                    }
                 }
+                self.q[g * k + w].next = v;
             }
-            self.q[w].next = v;
         }
     }
 
@@ -134,13 +177,21 @@ impl<const W: usize> Logic for OneHotMux<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        let (n, k) = (self.sel.len(), self.q.len());
-        let mut text = format!("// One-hot choice of {n} inputs of {k} words of {W} bits.\n");
-        for w in 0..k {
-            let terms: Vec<String> = (0..n)
-                .map(|i| format!("({{{W}{{sel${i}}}}} & d${})", i * k + w))
-                .collect();
-            text.push_str(&format!("always @(*) q${w} = {};\n", terms.join(" | ")));
+        let (n, k) = (self._n, self._k);
+        let groups = self.q.len() / k;
+        let mut text =
+            format!("// {groups} one-hot choice(s) of {n} inputs of {k} words of {W} bits.\n");
+        for g in 0..groups {
+            for w in 0..k {
+                let terms: Vec<String> = (0..n)
+                    .map(|i| format!("({{{W}{{sel${}}}}} & d${})", g * n + i, (g * n + i) * k + w))
+                    .collect();
+                text.push_str(&format!(
+                    "always @(*) q${} = {};\n",
+                    g * k + w,
+                    terms.join(" | ")
+                ));
+            }
         }
         Verilog::Custom(text)
     }
@@ -168,8 +219,14 @@ mod tests {
         let Verilog::Custom(v) = p.hdl() else {
             panic!("a custom leaf")
         };
-        assert!(v.contains("wire [2:0] r = {req$2, req$1, req$0};"));
-        assert!(v.contains("always @(*) grant$2 = x[2] & ~(|x[1:0]);"));
+        assert!(v.contains("wire [2:0] r0 = {req$2, req$1, req$0};"));
+        assert!(v.contains("always @(*) grant$2 = x0[2] & ~(|x0[1:0]);"));
+        let p = RoundRobinPick::groups(2, 2);
+        let Verilog::Custom(v) = p.hdl() else {
+            panic!("a custom leaf")
+        };
+        assert!(v.contains("wire [1:0] h1 = r1 & {from$3, from$2};"));
+        assert!(v.contains("always @(*) grant$3 = x1[1] & ~(|x1[0:0]);"));
         let m = OneHotMux::<8>::new(2, 2);
         let Verilog::Custom(v) = m.hdl() else {
             panic!("a custom leaf")

@@ -66,6 +66,7 @@ use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
 use crate::lut_ram::{addr_bits_for, LutRamArray};
+use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::register_file::{RegisterFile, RfGeometry, BANK_BITS, REG_BITS, WARP_BITS};
 use crate::word_mux::WordMux;
 
@@ -266,10 +267,16 @@ pub struct OperandCollector {
     cusrc: Vec<Signal<Local, Bits<SRC_BITS>>>,
     any_req: Vec<Signal<Local, bool>>,
     two_req: Vec<Signal<Local, bool>>,
-    g_any: Vec<Signal<Local, bool>>,
-    g_hi: Vec<Signal<Local, bool>>,
-    sel_any: Vec<Signal<Local, Bits<CU_BITS>>>,
-    sel_hi: Vec<Signal<Local, Bits<CU_BITS>>>,
+    /// Per bank: the round-robin choice among the requesting CUs, `[b*C + i]` (flat logic:
+    /// hdl/src/one_hot.rs), and `gmask[b*C + i]`: CU i is granted bank b.
+    arb: RoundRobinPick,
+    gmask: Vec<Signal<Local, bool>>,
+    /// Per bank, by the granted CU: its index and the next pointer (`[b*2]`, `[b*2 + 1]`), the
+    /// source it reads, its warp, the register (`[b*C*S + i*S + s]` selects).
+    gm_cu: OneHotMux<CU_BITS>,
+    gm_src: OneHotMux<SRC_BITS>,
+    gm_warp: OneHotMux<WARP_BITS>,
+    gm_reg: OneHotMux<REG_BITS>,
     wblock: Vec<Signal<Local, bool>>,
     bgrant: Vec<Signal<Local, bool>>,
     gcu: Vec<Signal<Local, Bits<CU_BITS>>>,
@@ -297,10 +304,17 @@ pub struct OperandCollector {
     /// The next cycle's offer: some candidate, the first at or after `dptr`, the first overall,
     /// the choice.
     n_any: Signal<Local, bool>,
-    n_hi: Signal<Local, bool>,
-    n_sel_any: Signal<Local, Bits<CU_BITS>>,
-    n_sel_hi: Signal<Local, Bits<CU_BITS>>,
-    n_sel: Signal<Local, Bits<CU_BITS>>,
+    /// The next cycle's offer as a one-hot choice (the first candidate at or after `dptr`, else
+    /// the first; CU 0 when there is none, whose fields are then loaded but not offered).
+    n_pick: RoundRobinPick,
+    n_oh: Vec<Signal<Local, bool>>,
+    /// By the chosen CU: its index and the next pointer (`[0]`, `[1]`), warp, payload, the
+    /// sources' banks (`[s]`), and the crossbar ports' banks (InOrder: `[i*S + s]` selects).
+    om_cu: OneHotMux<CU_BITS>,
+    om_warp: OneHotMux<WARP_BITS>,
+    om_payload: OneHotMux<PAYLOAD_BITS>,
+    om_bank: OneHotMux<BANK_BITS>,
+    om_pbank: OneHotMux<BANK_BITS>,
     d_fire: Signal<Local, bool>,
     a_found: Signal<Local, bool>,
     a_sel: Signal<Local, Bits<CU_BITS>>,
@@ -316,8 +330,6 @@ pub struct OperandCollector {
     swizzle_mask: Constant<Bits<BANK_BITS>>,
     reg_zero: Constant<Bits<REG_BITS>>,
     data_zero: Constant<Bits<32>>,
-    warp_zero: Constant<Bits<WARP_BITS>>,
-    payload_zero: Constant<Bits<PAYLOAD_BITS>>,
     /// `k_cu[i]` = i, `k_next[i]` = (i + 1) mod C.
     k_cu: Vec<Constant<Bits<CU_BITS>>>,
     k_next: Vec<Constant<Bits<CU_BITS>>>,
@@ -449,10 +461,12 @@ impl OperandCollector {
             cusrc: sigs(b * c),
             any_req: sigs(b),
             two_req: sigs(b),
-            g_any: sigs(b),
-            g_hi: sigs(b),
-            sel_any: sigs(b),
-            sel_hi: sigs(b),
+            arb: RoundRobinPick::groups(b, c),
+            gmask: sigs(b * c),
+            gm_cu: OneHotMux::groups(b, c, 2),
+            gm_src: OneHotMux::groups(b, c, 1),
+            gm_warp: OneHotMux::groups(b, c, 1),
+            gm_reg: OneHotMux::groups(b, c * s, 1),
             wblock: sigs(b),
             bgrant: sigs(b),
             gcu: sigs(b),
@@ -477,10 +491,17 @@ impl OperandCollector {
             fire_cu: sigs(c),
             d_any: Default::default(),
             n_any: Default::default(),
-            n_hi: Default::default(),
-            n_sel_any: Default::default(),
-            n_sel_hi: Default::default(),
-            n_sel: Default::default(),
+            n_pick: RoundRobinPick::new(c),
+            n_oh: sigs(c),
+            om_cu: OneHotMux::new(c, 2),
+            om_warp: OneHotMux::new(c, 1),
+            om_payload: OneHotMux::new(c, 1),
+            om_bank: OneHotMux::new(c, s),
+            om_pbank: if parallel {
+                OneHotMux::new(c, s)
+            } else {
+                OneHotMux::new(c * s, 1)
+            },
             d_fire: Default::default(),
             a_found: Default::default(),
             a_sel: Default::default(),
@@ -496,8 +517,6 @@ impl OperandCollector {
             }),
             reg_zero: k(0),
             data_zero: k(0),
-            warp_zero: k(0),
-            payload_zero: k(0),
             k_cu: (0..c).map(k).collect(),
             k_next: (0..c).map(|i| k((i + 1) % c)).collect(),
             k_src: (0..s).map(k).collect(),
@@ -707,65 +726,63 @@ impl Logic for OperandCollector {
                                         && (self.wb_bank.val() == self.k_bank[b].val());
                                     self.wblock[b].next =
                                         self.wbank[b].val() && self.k_shared.val();
-                                    self.g_any[b].next = false;
-                                    self.g_hi[b].next = false;
-                                    self.sel_any[b].next = self.k_cu[0].val();
-                                    self.sel_hi[b].next = self.k_cu[0].val();
                                     for i in 0..self._c {
-                                        if self.cureq[b * nc + i].val() {
-                                            if !self.g_any[b].val() {
-                                                self.sel_any[b].next = self.k_cu[i].val();
-                                            }
-                                            self.g_any[b].next = true;
-                                            if !self.g_hi[b].val()
-                                                && (self.k_cu[i].val() >= self.rr[b].q.val())
-                                            {
-                                                self.sel_hi[b].next = self.k_cu[i].val();
-                                                self.g_hi[b].next = true;
-                                            }
-                                        }
+                                        self.arb.req[b * nc + i].next =
+                                            self.cureq[b * nc + i].val();
+                                        self.arb.from[b * nc + i].next =
+                                            self.k_cu[i].val() >= self.rr[b].q.val();
                                     }
                                     self.bgrant[b].next =
-                                        self.g_any[b].val() && !self.wblock[b].val();
-                                    self.gcu[b].next = self.k_cu[0].val();
-                                    if self.bgrant[b].val() {
-                                        if self.g_hi[b].val() {
-                                            self.gcu[b].next = self.sel_hi[b].val();
-                                        } else {
-                                            self.gcu[b].next = self.sel_any[b].val();
-                                        }
-                                    }
-                                    self.gsrc[b].next = self.k_src[0].val();
-                                    self.rr[b].d.next = self.rr[b].q.val();
-                                    self.rf.read_warp[b].next = self.warp_zero.val();
-                                    self.rf.read_reg[b].next = self.reg_zero.val();
+                                        self.arb.any[b].val() && !self.wblock[b].val();
                                     for i in 0..self._c {
-                                        if self.gcu[b].val() == self.k_cu[i].val() {
-                                            self.rf.read_warp[b].next = self.cu_warp[i].q.val();
-                                            if self.bgrant[b].val() {
-                                                self.gsrc[b].next = self.cusrc[b * nc + i].val();
-                                                self.rr[b].d.next = self.k_next[i].val();
-                                            }
+                                        self.gmask[b * nc + i].next = self.arb.grant[b * nc + i]
+                                            .val()
+                                            && self.bgrant[b].val();
+                                        self.gm_cu.sel[b * nc + i].next =
+                                            self.gmask[b * nc + i].val();
+                                        self.gm_cu.d[(b * nc + i) * 2].next = self.k_cu[i].val();
+                                        self.gm_cu.d[(b * nc + i) * 2 + 1].next =
+                                            self.k_next[i].val();
+                                        self.gm_src.sel[b * nc + i].next =
+                                            self.gmask[b * nc + i].val();
+                                        self.gm_src.d[b * nc + i].next =
+                                            self.cusrc[b * nc + i].val();
+                                        self.gm_warp.sel[b * nc + i].next =
+                                            self.gmask[b * nc + i].val();
+                                        self.gm_warp.d[b * nc + i].next = self.cu_warp[i].q.val();
+                                        for s in 0..self._s {
+                                            self.gm_reg.sel[(b * nc + i) * ns + s].next = false;
+                                            self.gm_reg.d[(b * nc + i) * ns + s].next =
+                                                self.cu_reg[i * ns + s].q.val();
                                         }
                                     }
                                     for _z in 0..self._comb {
                                         for i in 0..self._c {
-                                            if self.gcu[b].val() == self.k_cu[i].val() {
-                                                for s in 0..self._s {
-                                                    if self.gsrc[b].val() == self.k_src[s].val() {
-                                                        self.rf.read_reg[b].next =
-                                                            self.cu_reg[i * ns + s].q.val();
-                                                    }
-                                                }
+                                            for s in 0..self._s {
+                                                self.gm_reg.sel[(b * nc + i) * ns + s].next =
+                                                    self.gmask[b * nc + i].val()
+                                                        && (self.cusrc[b * nc + i].val()
+                                                            == self.k_src[s].val());
                                             }
                                         }
                                     }
                                     for _z in 0..self._qreq {
                                         for i in 0..self._c {
-                                            if self.gcu[b].val() == self.k_cu[i].val() {
-                                                self.rf.read_reg[b].next = self.q_reg[i].q.val();
-                                            }
+                                            self.gm_reg.sel[(b * nc + i) * ns].next =
+                                                self.gmask[b * nc + i].val();
+                                            self.gm_reg.d[(b * nc + i) * ns].next =
+                                                self.q_reg[i].q.val();
                                         }
+                                    }
+                                    // With no grant these are 0 (CU 0, source 0); the read
+                                    // port is then disabled and its output holds.
+                                    self.gcu[b].next = self.gm_cu.q[b * 2].val();
+                                    self.gsrc[b].next = self.gm_src.q[b].val();
+                                    self.rf.read_warp[b].next = self.gm_warp.q[b].val();
+                                    self.rf.read_reg[b].next = self.gm_reg.q[b].val();
+                                    self.rr[b].d.next = self.rr[b].q.val();
+                                    if self.bgrant[b].val() {
+                                        self.rr[b].d.next = self.gm_cu.q[b * 2 + 1].val();
                                     }
                                     if self.reset.val() {
                                         self.rr[b].d.next = self.k_cu[0].val();
@@ -792,9 +809,9 @@ impl Logic for OperandCollector {
                                     for s in 0..self._s {
                                         self.gr[i * ns + s].next = false;
                                         for b in 0..self._b {
-                                            if self.bgrant[b].val()
-                                                && (self.gcu[b].val() == self.k_cu[i].val())
-                                                && (self.gsrc[b].val() == self.k_src[s].val())
+                                            if self.gmask[b * nc + i].val()
+                                                && (self.cusrc[b * nc + i].val()
+                                                    == self.k_src[s].val())
                                             {
                                                 self.gr[i * ns + s].next = true;
                                             }
@@ -910,80 +927,85 @@ impl Logic for OperandCollector {
                                         }
                                     }
                                 }
-                                self.n_any.next = false;
-                                self.n_hi.next = false;
-                                self.n_sel_any.next = self.k_cu[0].val();
-                                self.n_sel_hi.next = self.k_cu[0].val();
                                 for i in 0..self._c {
-                                    if self.elig[i].val() {
-                                        if !self.n_any.val() {
-                                            self.n_sel_any.next = self.k_cu[i].val();
+                                    self.n_pick.req[i].next = self.elig[i].val();
+                                    self.n_pick.from[i].next =
+                                        self.k_cu[i].val() >= self.dptr.q.val();
+                                    self.n_oh[i].next = self.n_pick.grant[i].val();
+                                }
+                                self.n_any.next = self.n_pick.any[0].val();
+                                // No candidate: CU 0's fields are loaded (and not offered).
+                                self.n_oh[0].next =
+                                    self.n_pick.grant[0].val() || !self.n_pick.any[0].val();
+                                for i in 0..self._c {
+                                    self.om_cu.sel[i].next = self.n_oh[i].val();
+                                    self.om_cu.d[i * 2].next = self.k_cu[i].val();
+                                    self.om_cu.d[i * 2 + 1].next = self.k_next[i].val();
+                                    self.om_warp.sel[i].next = self.n_oh[i].val();
+                                    self.om_warp.d[i].next = self.cu_warp[i].q.val();
+                                    self.om_payload.sel[i].next = self.n_oh[i].val();
+                                    self.om_payload.d[i].next = self.cu_payload[i].q.val();
+                                    self.om_bank.sel[i].next = self.n_oh[i].val();
+                                    for s in 0..self._s {
+                                        self.om_bank.d[i * ns + s].next =
+                                            self.obank[i * ns + s].val();
+                                    }
+                                }
+                                self.dptr.d.next = self.dptr.q.val();
+                                if self.n_any.val() {
+                                    self.dptr.d.next = self.om_cu.q[1].val();
+                                }
+                                self.o_v.d.next = self.n_any.val() && !self.reset.val();
+                                self.o_cu.d.next = self.om_cu.q[0].val();
+                                self.o_warp.d.next = self.om_warp.q[0].val();
+                                self.o_payload.d.next = self.om_payload.q[0].val();
+                                for s in 0..self._s {
+                                    self.o_ob[s].d.next = self.om_bank.q[s].val();
+                                    self.o_arr[s].d.next = false;
+                                    self.o_zero[s].d.next = false;
+                                    for i in 0..self._c {
+                                        if self.n_oh[i].val() && self.gr[i * ns + s].val() {
+                                            self.o_arr[s].d.next = true;
                                         }
-                                        self.n_any.next = true;
-                                        if !self.n_hi.val()
-                                            && (self.k_cu[i].val() >= self.dptr.q.val())
-                                        {
-                                            self.n_sel_hi.next = self.k_cu[i].val();
-                                            self.n_hi.next = true;
+                                        if self.n_oh[i].val() && self.cu_zero[i * ns + s].q.val() {
+                                            self.o_zero[s].d.next = true;
                                         }
                                     }
                                 }
-                                self.n_sel.next = self.n_sel_any.val();
-                                if self.n_hi.val() {
-                                    self.n_sel.next = self.n_sel_hi.val();
+                                // The crossbar port's bank: (InOrder) the one that grants the
+                                // chosen unit now, (Parallel) each source's.
+                                for _z in 0..self._inorder {
+                                    for i in 0..self._c {
+                                        for s in 0..self._s {
+                                            self.om_pbank.sel[i * ns + s].next =
+                                                self.n_oh[i].val() && self.gr[i * ns + s].val();
+                                            self.om_pbank.d[i * ns + s].next =
+                                                self.obank[i * ns + s].val();
+                                        }
+                                    }
+                                    self.o_pbank[0].d.next = self.om_pbank.q[0].val();
                                 }
-                                self.dptr.d.next = self.dptr.q.val();
-                                self.o_v.d.next = self.n_any.val() && !self.reset.val();
-                                self.o_cu.d.next = self.n_sel.val();
-                                self.o_warp.d.next = self.warp_zero.val();
-                                self.o_payload.d.next = self.payload_zero.val();
-                                for s in 0..self._s {
-                                    self.o_arr[s].d.next = false;
-                                    self.o_ob[s].d.next = self.k_bank[0].val();
-                                    self.o_zero[s].d.next = true;
+                                for _z in 0..self._parallel {
+                                    for i in 0..self._c {
+                                        self.om_pbank.sel[i].next = self.n_oh[i].val();
+                                        for s in 0..self._s {
+                                            self.om_pbank.d[i * ns + s].next =
+                                                self.obank[i * ns + s].val();
+                                        }
+                                    }
+                                    for s in 0..self._s {
+                                        self.o_pbank[s].d.next = self.om_pbank.q[s].val();
+                                    }
                                 }
                                 for _z in 0..self._shared {
                                     for s in 0..self._s {
                                         self.o_fw[s].d.next = false;
-                                    }
-                                }
-                                for p in 0..self._p {
-                                    self.o_pbank[p].d.next = self.k_bank[0].val();
-                                }
-                                for i in 0..self._c {
-                                    if self.n_sel.val() == self.k_cu[i].val() {
-                                        if self.n_any.val() {
-                                            self.dptr.d.next = self.k_next[i].val();
-                                        }
-                                        self.o_warp.d.next = self.cu_warp[i].q.val();
-                                        self.o_payload.d.next = self.cu_payload[i].q.val();
-                                        for s in 0..self._s {
-                                            self.o_arr[s].d.next = self.gr[i * ns + s].val();
-                                            self.o_ob[s].d.next = self.obank[i * ns + s].val();
-                                            self.o_zero[s].d.next =
-                                                self.cu_zero[i * ns + s].q.val();
-                                        }
-                                        // The crossbar port's bank: (InOrder) the one that
-                                        // grants the unit now, (Parallel) each source's.
-                                        for _z in 0..self._inorder {
-                                            for s in 0..self._s {
-                                                if self.gr[i * ns + s].val() {
-                                                    self.o_pbank[0].d.next =
-                                                        self.obank[i * ns + s].val();
-                                                }
-                                            }
-                                        }
-                                        for _z in 0..self._parallel {
-                                            for s in 0..self._s {
-                                                self.o_pbank[s].d.next =
-                                                    self.obank[i * ns + s].val();
-                                            }
-                                        }
-                                        for _z in 0..self._shared {
-                                            for s in 0..self._s {
-                                                self.o_fw[s].d.next =
-                                                    self.cu_fwd[i * ns + s].q.val()
-                                                        || self.f_take[i * ns + s].val();
+                                        for i in 0..self._c {
+                                            if self.n_oh[i].val()
+                                                && (self.cu_fwd[i * ns + s].q.val()
+                                                    || self.f_take[i * ns + s].val())
+                                            {
+                                                self.o_fw[s].d.next = true;
                                             }
                                         }
                                     }
