@@ -25,6 +25,7 @@
 use rust_hdl::prelude::*;
 use warpforge_config::{GpuConfig, SchedulerPolicy};
 
+use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::scoreboard::RegVec;
 pub use crate::scoreboard::{WarpId, WARP_BITS};
 use crate::{rename_top, verilog_of, HdlError};
@@ -80,6 +81,10 @@ pub struct Scheduler {
     found: Signal<Local, Bit>,
     sel: Signal<Local, WarpId>,
     pick: Vec<Signal<Local, Bit>>,
+    /// The round-robin choice (LRR, two-level) or the first-one of the GTO order's oldest, and
+    /// the chosen warp's number, as flat one-hot logic (hdl/src/one_hot.rs).
+    rr_pick: RoundRobinPick,
+    sel_mux: OneHotMux<WARP_BITS>,
     /// LRR / two-level: can be granted (ready, and active for two-level).
     elig: Vec<Signal<Local, Bit>>,
     /// GTO (length 1): the greedy warp is ready.
@@ -189,6 +194,8 @@ impl Scheduler {
             found: Default::default(),
             sel: Default::default(),
             pick: vec_of(w),
+            rr_pick: RoundRobinPick::new(w),
+            sel_mux: OneHotMux::new(w, 1),
             elig: vec_of(n(lrr || two, w)),
             ghit: vec_of(n(gto, 1)),
             req: vec_of(n(gto || two, w)),
@@ -237,21 +244,19 @@ impl Logic for Scheduler {
             }
         }
         for _r in 0..self._rr {
+            for w in 0..self._warps {
+                self.rr_pick.req[w].next = self.elig[w].val();
+                self.rr_pick.from[w].next = false;
+            }
             // Warp 0 is never after `last` (the loop starts at 1 so that no comparison is
             // constant, which Verilator's -Wall reports as UNSIGNED).
             for w in self._one..self._warps {
-                if self.elig[w].val() & (self.wid[w].val() > self.last.q.val()) & !self.found.val()
-                {
-                    self.pick[w].next = true;
-                    self.found.next = true;
-                }
+                self.rr_pick.from[w].next = self.wid[w].val() > self.last.q.val();
             }
             for w in 0..self._warps {
-                if self.elig[w].val() & !self.found.val() {
-                    self.pick[w].next = true;
-                    self.found.next = true;
-                }
+                self.pick[w].next = self.rr_pick.grant[w].val();
             }
+            self.found.next = self.rr_pick.any[0].val();
         }
 
         // ---- GTO: the greedy warp if ready, else the oldest ready warp ----
@@ -295,24 +300,30 @@ impl Logic for Scheduler {
             }
         }
         for g in 0..self._gto {
+            // `first` is one-hot (the order is total); through the pick it is the same, and
+            // its `any` is "some warp is ready".
+            for w in 0..self._warps {
+                self.rr_pick.req[w].next = self.first[w].val();
+                self.rr_pick.from[w].next = false;
+            }
             for w in 0..self._warps {
                 if self.ghit[g].val() {
                     self.pick[w].next =
                         self.ready[w].val() & (self.wid[w].val() == self.last.q.val());
                 } else {
-                    self.pick[w].next = self.first[w].val();
+                    self.pick[w].next = self.rr_pick.grant[w].val();
                 }
-                self.found.next = self.found.val() | self.ready[w].val();
             }
+            self.found.next = self.rr_pick.any[0].val();
         }
 
         // ---- outputs ----
         for w in 0..self._warps {
             self.grant[w].next = self.pick[w].val();
-            if self.pick[w].val() {
-                self.sel.next = self.wid[w].val();
-            }
+            self.sel_mux.sel[w].next = self.pick[w].val();
+            self.sel_mux.d[w].next = self.wid[w].val();
         }
+        self.sel.next = self.sel_mux.q[0].val();
         self.grant_valid.next = self.found.val();
         self.grant_warp.next = self.sel.val();
 
