@@ -25,7 +25,10 @@
 //!   ([`RegisterFile::with_ports`]) the read returns the written lanes (and the old value of
 //!   the others): the write data and a per-lane hit are registered and chosen after the RAM.
 //!   Without it the caller never reads the bank it writes (single-ported use: the operand
-//!   collector's `WritePort::Shared`).
+//!   collector's `WritePort::Shared`). Either way a lane RAM's own collision result is never
+//!   used, so the RAMs carry yosys's `no_rw_check` (no emulation logic: without it yosys
+//!   delays each RAM's write a cycle and compares its address with the read's, about 33
+//!   flip-flops and a comparator per RAM).
 //! * x0: writes to register 0 are dropped; reads of register 0 return 0 in every lane.
 //!
 //! The register contents are not reset (RAM); after reset every register but x0 is
@@ -234,8 +237,10 @@ impl Logic for BankRam {
         };
         Verilog::Custom(format!(
             "\
-// {depth} entries x 32 bit: one lane of one register-file bank.
-reg [31:0] ram [0:{last}];
+// {depth} entries x 32 bit: one lane of one register-file bank. No read-write collision
+// logic (`no_rw_check`): a read of the entry written in the same cycle is replaced by the
+// registered write data (`write_first`) or never made (the shared write port).
+(* no_rw_check *) reg [31:0] ram [0:{last}];
 {unused}
 always @(posedge clock) begin
    if (read_enable) begin
