@@ -41,6 +41,7 @@ use warpforge_isa::memmap::{GMEM_BASE, SMEM_BASE};
 use warpforge_isa::FaultCause;
 
 use crate::mem_port::MemPort;
+use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::register_file::clog2;
 use crate::scoreboard::RegVec;
 use crate::{rename_top, verilog_of, HdlError};
@@ -419,6 +420,10 @@ pub struct LoadStoreUnit {
     // ---- access logic
     sel_oh: Vec<Signal<Local, Bit>>,
     found: Signal<Local, Bit>,
+    /// The lowest pending lane, its address and store data, as flat one-hot logic
+    /// (hdl/src/one_hot.rs): `if`-chains over the lanes were multiplexer chains.
+    lane_pick: RoundRobinPick,
+    lane_mux: OneHotMux<32>,
     sel_addr: Signal<Local, Bits<32>>,
     sel_sdata: Signal<Local, Bits<32>>,
     sel_shared: Signal<Local, Bit>,
@@ -602,6 +607,8 @@ impl LoadStoreUnit {
             f_cause: Default::default(),
             sel_oh: vec_of(lanes),
             found: Default::default(),
+            lane_pick: RoundRobinPick::new(lanes),
+            lane_mux: OneHotMux::new(lanes, 2),
             sel_addr: Default::default(),
             sel_sdata: Default::default(),
             sel_shared: Default::default(),
@@ -789,19 +796,23 @@ impl Logic for LoadStoreUnit {
         self.chk_q.d.next = self.accept.val();
 
         // ---- access: the lowest lane not yet performed ----
-        self.found.next = false;
-        self.sel_addr.next = self.k_zero32.val();
-        self.sel_sdata.next = self.k_zero32.val();
+        for l in 0..self._lanes {
+            self.lane_pick.req[l].next = self.pend_r.q[l].val();
+            self.lane_pick.from[l].next = false;
+        }
+        self.found.next = self.lane_pick.any[0].val();
         self.sel_shared.next = false;
         for l in 0..self._lanes {
-            self.sel_oh[l].next = self.pend_r.q[l].val() & !self.found.val();
-            if self.sel_oh[l].val() {
-                self.sel_addr.next = self.addr_r.q[l].val();
-                self.sel_sdata.next = self.sdata_r.q[l].val();
-                self.sel_shared.next = self.shared_r.q[l].val();
+            self.sel_oh[l].next = self.lane_pick.grant[l].val();
+            self.lane_mux.sel[l].next = self.sel_oh[l].val();
+            self.lane_mux.d[l * 2].next = self.addr_r.q[l].val();
+            self.lane_mux.d[l * 2 + 1].next = self.sdata_r.q[l].val();
+            if self.sel_oh[l].val() & self.shared_r.q[l].val() {
+                self.sel_shared.next = true;
             }
-            self.found.next = self.found.val() | self.pend_r.q[l].val();
         }
+        self.sel_addr.next = self.lane_mux.q[0].val();
+        self.sel_sdata.next = self.lane_mux.q[1].val();
         self.pend_any.next = self.found.val();
         self.gl_go.next =
             self.found.val() & !self.sel_shared.val() & !self.drop.val() & !self.reset.val();
