@@ -10,9 +10,10 @@ sorted by logic cells = LUT4 + 2 x CCU2C (a carry cell takes two LUT sites). An 
 a LUT whose output net is named after the register it feeds is counted there.
 """
 import collections
-import json
 import re
 import sys
+
+from netlist import load_top, net_names
 
 
 def main():
@@ -20,16 +21,8 @@ def main():
         sys.exit(__doc__)
     depth = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     rows = int(sys.argv[3]) if len(sys.argv) > 3 else 30
-    design = json.load(open(sys.argv[1]))
-    mod = max(design["modules"].values(), key=lambda m: len(m.get("cells", {})))
-    names = {}
-    for name, net in mod["netnames"].items():
-        public = net.get("hide_name", 1) == 0
-        for bit in net["bits"]:
-            if isinstance(bit, int):
-                old = names.get(bit)
-                if old is None or (public and (not old[1] or len(name) < len(old[0]))):
-                    names[bit] = (name, public)
+    mod = load_top(sys.argv[1])
+    names = net_names(mod)
 
     def unit(name):
         parts = [re.sub(r"\$\d+$", "", p) for p in name.replace("dut.", "").split(".")]

@@ -135,7 +135,7 @@ impl Logic for InstrMem {
 // No read-write collision logic: a read and a write of one word in one cycle read undefined
 // data (the SM loads the kernel before it starts any warp; docs/microarch/fetch.md, rule 5).
 // Without the attribute yosys delays the write port a cycle and compares its address with the
-// read's: 44 LUT4 and 76 flip-flops per RAM, 3 LUT levels after the read address.
+// read's: flip-flops and LUTs per RAM, 3 LUT levels after the read address (docs/fpga.md).
 (* no_rw_check *) reg [31:0] words [0:{last}];
 (* no_rw_check *) reg [31:0] recons [0:{last}];
 // Address bits above the memory (range-checked by the parent) and the byte offset.
