@@ -11,7 +11,8 @@
 //!   cycle), and an I-buffer of `E = ibuffer_depth` entries {pc, word, sidecar, fault, ends};
 //! * cycle `c`: the first eligible warp (enabled, nothing in flight, I-buffer not full) in
 //!   round-robin order after the warp chosen last is chosen and both RAMs are read at its fetch
-//!   PC; cycle `c + 1`: the word arrives, is classified (does it end the fetch block?) and pushed
+//!   PC; cycle `c + 1`: the word arrives with the flags pre-decoded at its load (does it end
+//!   the fetch block, does it stop the GPU?), is pushed
 //!   into the warp's I-buffer, the fetch PC advances by 4, and a block-ending instruction stops
 //!   the warp until the next `redirect`;
 //! * the I-buffer heads (`head_*`) come straight from flip-flops; `pop` removes one head per
@@ -66,12 +67,16 @@ pub struct InstrMem {
     pub read_pc: Signal<In, Bits<32>>,
     pub read_word: Signal<Out, Bits<32>>,
     pub read_recon: Signal<Out, Bits<32>>,
+    /// The word's pre-decoded flags, stored beside it (bit 0: issuing it stops the GPU; bit 1:
+    /// its opcode ends a fetch block).
+    pub read_flags: Signal<Out, Bits<2>>,
     pub write_enable: Signal<In, Bit>,
     pub write_index: Signal<In, Bits<32>>,
     pub write_word: Signal<In, Bits<32>>,
     pub write_recon: Signal<In, Bits<32>>,
+    pub write_flags: Signal<In, Bits<2>>,
     _abits: usize,
-    _sim: BTreeMap<usize, (Bits<32>, Bits<32>)>,
+    _sim: BTreeMap<usize, (Bits<32>, Bits<32>, Bits<2>)>,
 }
 
 impl InstrMem {
@@ -87,10 +92,12 @@ impl InstrMem {
             read_pc: Default::default(),
             read_word: Default::default(),
             read_recon: Default::default(),
+            read_flags: Default::default(),
             write_enable: Default::default(),
             write_index: Default::default(),
             write_word: Default::default(),
             write_recon: Default::default(),
+            write_flags: Default::default(),
             _abits: abits,
             _sim: BTreeMap::new(),
         }
@@ -103,14 +110,21 @@ impl Logic for InstrMem {
             let mask = (1usize << self._abits) - 1;
             if self.read_enable.val() {
                 let a = (self.read_pc.val().index() >> 2) & mask;
-                let (w, r) = self._sim.get(&a).copied().unwrap_or_default();
+                let (w, r, f) = self._sim.get(&a).copied().unwrap_or_default();
                 self.read_word.next = w;
                 self.read_recon.next = r;
+                self.read_flags.next = f;
             }
             if self.write_enable.val() {
                 let a = self.write_index.val().index() & mask;
-                self._sim
-                    .insert(a, (self.write_word.val(), self.write_recon.val()));
+                self._sim.insert(
+                    a,
+                    (
+                        self.write_word.val(),
+                        self.write_recon.val(),
+                        self.write_flags.val(),
+                    ),
+                );
             }
         }
     }
@@ -118,6 +132,7 @@ impl Logic for InstrMem {
     fn connect(&mut self) {
         self.read_word.connect();
         self.read_recon.connect();
+        self.read_flags.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -136,18 +151,20 @@ impl Logic for InstrMem {
 // data (the SM loads the kernel before it starts any warp; docs/microarch/fetch.md, rule 5).
 // Without the attribute yosys delays the write port a cycle and compares its address with the
 // read's: flip-flops and LUTs per RAM, 3 LUT levels after the read address (docs/fpga.md).
-(* no_rw_check *) reg [31:0] words [0:{last}];
+// A word and its two pre-decoded flags share one 34-bit array: a DP16KD is 36 bits wide in
+// its 512-word mode, so the flags take no block RAM of their own.
+(* no_rw_check *) reg [33:0] words [0:{last}];
 (* no_rw_check *) reg [31:0] recons [0:{last}];
 // Address bits above the memory (range-checked by the parent) and the byte offset.
 wire unused_addr_bits = &{{1'b0, {unused}}};
 
 always @(posedge clock) begin
    if (read_enable) begin
-      read_word <= words[read_pc[{rhi}:2]];
+      {{read_flags, read_word}} <= words[read_pc[{rhi}:2]];
       read_recon <= recons[read_pc[{rhi}:2]];
    end
    if (write_enable) begin
-      words[write_index[{whi}:0]] <= write_word;
+      words[write_index[{whi}:0]] <= {{write_flags, write_word}};
       recons[write_index[{whi}:0]] <= write_recon;
    end
 end
@@ -171,8 +188,13 @@ end
                 "write_index".into(),
                 "write_word".into(),
                 "write_recon".into(),
+                "write_flags".into(),
             ],
-            outputs: vec!["read_word".into(), "read_recon".into()],
+            outputs: vec![
+                "read_word".into(),
+                "read_recon".into(),
+                "read_flags".into(),
+            ],
         }]
     }
 }
@@ -254,8 +276,13 @@ pub struct Fetch {
     ring: LutRamArray<32, RING_BITS>,
     hp: RegVec<Bits<RING_BITS>>,
     tp: RegVec<Bits<RING_BITS>>,
-    /// Decodes the arriving word for `head_stops`.
+    /// Decodes the word being loaded for its flags in the instruction memory (`head_stops`,
+    /// and the opcode part of `head_ends`).
     pre: Decoder,
+    load_flags: Signal<Local, Bits<2>>,
+    flag_stops: Constant<Bits<2>>,
+    flag_ends: Constant<Bits<2>>,
+    zero2: Constant<Bits<2>>,
     in_stops: Signal<Local, Bit>,
     /// The decoder's other fields (lint: read, then removed by synthesis).
     pre_unused1: Unused<Bit>,
@@ -384,6 +411,10 @@ impl Fetch {
             bfault: RegVec::new(n),
             bstops: RegVec::new(n),
             pre: Decoder::default(),
+            load_flags: Default::default(),
+            flag_stops: Constant::new(1u64.into()),
+            flag_ends: Constant::new(2u64.into()),
+            zero2: Constant::new(0u64.into()),
             in_stops: Default::default(),
             pre_unused1: Unused::new(18),
             pre_unused2: Unused::new(3),
@@ -467,6 +498,26 @@ impl Logic for Fetch {
         self.imem.write_index.next = self.load_addr.val();
         self.imem.write_word.next = self.load_word.val();
         self.imem.write_recon.next = self.load_recon.val();
+        // Pre-decode at the load, not at the fetch: the block RAM's output (5.8 ns after the
+        // clock on the ECP5) then feeds only the push into the I-buffer.
+        self.pre.word.next = self.load_word.val();
+        self.opcode.next = self.load_word.val().get_bits::<7>(0);
+        self.plain.next = (self.opcode.val() == self.plain_op[0].val())
+            | (self.opcode.val() == self.plain_op[1].val())
+            | (self.opcode.val() == self.plain_op[2].val())
+            | (self.opcode.val() == self.plain_op[3].val())
+            | (self.opcode.val() == self.plain_op[4].val())
+            | (self.opcode.val() == self.plain_op[5].val())
+            | (self.opcode.val() == self.plain_op[6].val())
+            | (self.opcode.val() == self.plain_op[7].val());
+        self.load_flags.next = self.zero2.val();
+        if self.pre.illegal.val() | self.pre.is_ecall.val() | self.pre.is_ebreak.val() {
+            self.load_flags.next = self.flag_stops.val();
+        }
+        if !self.plain.val() {
+            self.load_flags.next = self.load_flags.val() | self.flag_ends.val();
+        }
+        self.imem.write_flags.next = self.load_flags.val();
 
         // ---- cycle c: choose a warp (round-robin after `last`) and read its fetch PC ----
         for e in self._depth..(self._depth + 1) {
@@ -519,12 +570,7 @@ impl Logic for Fetch {
             self.in_word.next = self.zero32.val();
             self.in_recon.next = self.zero32.val();
         }
-        self.opcode.next = self.in_word.val().get_bits::<7>(0);
-        self.pre.word.next = self.in_word.val();
-        self.in_stops.next = self.rd_fault.q[0].val()
-            | self.pre.illegal.val()
-            | self.pre.is_ecall.val()
-            | self.pre.is_ebreak.val();
+        self.in_stops.next = self.rd_fault.q[0].val() | self.imem.read_flags.val().get_bit(0);
         self.pre_unused1.d[0].next = self.pre.is_load.val();
         self.pre_unused1.d[1].next = self.pre.is_store.val();
         self.pre_unused1.d[2].next = self.pre.is_branch.val();
@@ -554,22 +600,15 @@ impl Logic for Fetch {
         self.pre_unused5.d[2].next = self.pre.rs2.val();
         self.pre_unused12.d[0].next = self.pre.csr.val();
         self.pre_unused32.d[0].next = self.pre.imm.val();
-        self.plain.next = (self.opcode.val() == self.plain_op[0].val())
-            | (self.opcode.val() == self.plain_op[1].val())
-            | (self.opcode.val() == self.plain_op[2].val())
-            | (self.opcode.val() == self.plain_op[3].val())
-            | (self.opcode.val() == self.plain_op[4].val())
-            | (self.opcode.val() == self.plain_op[5].val())
-            | (self.opcode.val() == self.plain_op[6].val())
-            | (self.opcode.val() == self.plain_op[7].val());
         self.pc4.next = self.rd_pc.q[0].val() + self.four.val();
         for w in 0..self._warps {
             self.tos_mux.sel[w].next = self.fl.q[w].val();
             self.tos_mux.d[w].next = self.tos_rpc[w].val();
         }
         self.tos_sel.next = self.tos_mux.q[0].val();
-        self.ends.next =
-            (!self.plain.val()) | self.rd_fault.q[0].val() | (self.pc4.val() == self.tos_sel.val());
+        self.ends.next = self.imem.read_flags.val().get_bit(1)
+            | self.rd_fault.q[0].val()
+            | (self.pc4.val() == self.tos_sel.val());
 
         // ---- per warp: fetch PC, enable, in-flight flag ----
         for w in 0..self._warps {
