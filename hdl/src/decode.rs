@@ -11,7 +11,7 @@ use crate::k;
 use rust_hdl::prelude::*;
 
 use crate::multiplier::shift_op_code;
-use crate::{rename_top, verilog_of, HdlError};
+use crate::{rename_top, verilog_of, BitPack, HdlError};
 use warpforge_isa::AluOp;
 
 /// Result-producing unit of an instruction (`unit` output).
@@ -542,6 +542,25 @@ pub fn decoder_verilog(name: &str) -> Result<String, HdlError> {
     Ok(rename_top(&verilog_of("decoder", &mut uut)?, name))
 }
 
+/// Bits of [`HeadFields::issue_bits`], the decoded flags of an instruction word stored beside it in
+/// the instruction memory and the I-buffers (docs/microarch/fetch.md, "Pre-decoded fields").
+/// Word 0 packs to 0, so a never-written memory word reads as the decode of word 0.
+pub const HEAD_PACKED_BITS: usize = 10;
+/// The bit of each flag in [`HeadFields::issue_bits`], in this order: `rd_valid`, `rs1_valid`,
+/// `rs2_valid`, `is_bar`, `is_branch`, `to_alu`, `to_mul`, `to_div`, `to_lsu`, `is_control`.
+pub const HEAD_PACKED_ORDER: [&str; HEAD_PACKED_BITS] = [
+    "rd_valid",
+    "rs1_valid",
+    "rs2_valid",
+    "is_bar",
+    "is_branch",
+    "to_alu",
+    "to_mul",
+    "to_div",
+    "to_lsu",
+    "is_control",
+];
+
 /// The fields of an I-buffer head that the issue checks and the issue actions need (scoreboard
 /// sources and destination, barrier, branch, the unit route), one per warp: the issue stage
 /// takes the granted warp's fields from these instead of decoding after the warp choice.
@@ -569,6 +588,9 @@ pub struct HeadFields {
     pub to_div: Signal<Out, Bit>,
     pub to_lsu: Signal<Out, Bit>,
     pub is_control: Signal<Out, Bit>,
+    /// The ten flags above in [`HEAD_PACKED_ORDER`] (the raw register fields are word bits).
+    pub issue_bits: Signal<Out, Bits<HEAD_PACKED_BITS>>,
+    pack: BitPack<HEAD_PACKED_BITS>,
     opcode: Signal<Local, Bits<7>>,
     f3: Signal<Local, Bits<3>>,
     muldiv: Signal<Local, Bit>,
@@ -617,6 +639,8 @@ impl HeadFields {
             to_div: Default::default(),
             to_lsu: Default::default(),
             is_control: Default::default(),
+            issue_bits: Default::default(),
+            pack: BitPack::new(HEAD_PACKED_BITS),
             opcode: Default::default(),
             f3: Default::default(),
             muldiv: Default::default(),
@@ -696,6 +720,58 @@ impl Logic for HeadFields {
             | (self.opcode.val() == self.k_jalr.val())
             | ((self.opcode.val() == self.k_simt.val())
                 & ((self.f3.val() == self.k_f3_0.val()) | (self.f3.val() == self.k_f3_2.val())));
+        // In HEAD_PACKED_ORDER.
+        self.pack.d[0].next = self.rd_valid.val();
+        self.pack.d[1].next = self.rs1_valid.val();
+        self.pack.d[2].next = self.rs2_valid.val();
+        self.pack.d[3].next = self.is_bar.val();
+        self.pack.d[4].next = self.is_branch.val();
+        self.pack.d[5].next = self.to_alu.val();
+        self.pack.d[6].next = self.to_mul.val();
+        self.pack.d[7].next = self.to_div.val();
+        self.pack.d[8].next = self.to_lsu.val();
+        self.pack.d[9].next = self.is_control.val();
+        self.issue_bits.next = self.pack.q.val();
+    }
+}
+
+/// [`HeadFields`] read back from a word and its stored [`HeadFields::issue_bits`] flags: wiring
+/// only, so the issue checks start from flip-flops (docs/microarch/fetch.md).
+#[derive(LogicBlock, Default)]
+pub struct StoredHeadFields {
+    pub word: Signal<In, Bits<32>>,
+    pub issue_bits: Signal<In, Bits<HEAD_PACKED_BITS>>,
+    pub rd: Signal<Out, Bits<5>>,
+    pub rd_valid: Signal<Out, Bit>,
+    pub rs1: Signal<Out, Bits<5>>,
+    pub rs1_valid: Signal<Out, Bit>,
+    pub rs2: Signal<Out, Bits<5>>,
+    pub rs2_valid: Signal<Out, Bit>,
+    pub is_bar: Signal<Out, Bit>,
+    pub is_branch: Signal<Out, Bit>,
+    pub to_alu: Signal<Out, Bit>,
+    pub to_mul: Signal<Out, Bit>,
+    pub to_div: Signal<Out, Bit>,
+    pub to_lsu: Signal<Out, Bit>,
+    pub is_control: Signal<Out, Bit>,
+}
+
+impl Logic for StoredHeadFields {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.rd.next = self.word.val().get_bits::<5>(7);
+        self.rs1.next = self.word.val().get_bits::<5>(15);
+        self.rs2.next = self.word.val().get_bits::<5>(20);
+        self.rd_valid.next = self.issue_bits.val().get_bit(0);
+        self.rs1_valid.next = self.issue_bits.val().get_bit(1);
+        self.rs2_valid.next = self.issue_bits.val().get_bit(2);
+        self.is_bar.next = self.issue_bits.val().get_bit(3);
+        self.is_branch.next = self.issue_bits.val().get_bit(4);
+        self.to_alu.next = self.issue_bits.val().get_bit(5);
+        self.to_mul.next = self.issue_bits.val().get_bit(6);
+        self.to_div.next = self.issue_bits.val().get_bit(7);
+        self.to_lsu.next = self.issue_bits.val().get_bit(8);
+        self.is_control.next = self.issue_bits.val().get_bit(9);
     }
 }
 

@@ -37,18 +37,25 @@ use std::collections::BTreeMap;
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
-use crate::decode::Decoder;
+use crate::decode::{Decoder, HeadFields, HEAD_PACKED_BITS};
 use crate::lut_ram::{addr_bits_for, LutRamArray};
 use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::register_file::clog2;
 use crate::scoreboard::RegVec;
 pub use crate::scoreboard::{WarpId, WARP_BITS};
-use crate::{rename_top, verilog_of, HdlError, Unused};
+use crate::{rename_top, verilog_of, BitPack, HdlError, Unused};
 
 /// Opcodes (`word[6:0]`) that never end a fetch block by themselves: LUI, AUIPC, OP, OP-IMM,
 /// LOAD, STORE, MISC-MEM, SYSTEM. Every other opcode (BRANCH, JAL, JALR, custom-0 and the
 /// illegal ones) ends it.
 pub const PLAIN_OPCODES: [u8; 8] = [0x37, 0x17, 0x33, 0x13, 0x03, 0x23, 0x0f, 0x73];
+
+/// The pre-decoded bits stored with each instruction word (decoded when it is loaded, so that
+/// the block RAM's output only feeds flip-flops): bit 0 set if issuing the word does *not*
+/// stop the GPU, bit 1 set if its opcode does *not* end a fetch block (inverted so that a
+/// never-written word, read as 0, carries word 0's decode: it stops and ends), bits 2.. the
+/// issue fields [`HeadFields::issue_bits`] (0 for word 0).
+pub const PRE_BITS: usize = 2 + HEAD_PACKED_BITS;
 
 /// Ring addresses: 64 warps × 16 entries.
 const RING_BITS: usize = 10;
@@ -67,16 +74,15 @@ pub struct InstrMem {
     pub read_pc: Signal<In, Bits<32>>,
     pub read_word: Signal<Out, Bits<32>>,
     pub read_recon: Signal<Out, Bits<32>>,
-    /// The word's pre-decoded flags, stored beside it (bit 0: issuing it stops the GPU; bit 1:
-    /// its opcode ends a fetch block).
-    pub read_flags: Signal<Out, Bits<2>>,
+    /// The word's pre-decoded bits, stored beside it ([`PRE_BITS`]).
+    pub read_pre: Signal<Out, Bits<PRE_BITS>>,
     pub write_enable: Signal<In, Bit>,
     pub write_index: Signal<In, Bits<32>>,
     pub write_word: Signal<In, Bits<32>>,
     pub write_recon: Signal<In, Bits<32>>,
-    pub write_flags: Signal<In, Bits<2>>,
+    pub write_pre: Signal<In, Bits<PRE_BITS>>,
     _abits: usize,
-    _sim: BTreeMap<usize, (Bits<32>, Bits<32>, Bits<2>)>,
+    _sim: BTreeMap<usize, (Bits<32>, Bits<32>, Bits<PRE_BITS>)>,
 }
 
 impl InstrMem {
@@ -92,12 +98,12 @@ impl InstrMem {
             read_pc: Default::default(),
             read_word: Default::default(),
             read_recon: Default::default(),
-            read_flags: Default::default(),
+            read_pre: Default::default(),
             write_enable: Default::default(),
             write_index: Default::default(),
             write_word: Default::default(),
             write_recon: Default::default(),
-            write_flags: Default::default(),
+            write_pre: Default::default(),
             _abits: abits,
             _sim: BTreeMap::new(),
         }
@@ -113,7 +119,7 @@ impl Logic for InstrMem {
                 let (w, r, f) = self._sim.get(&a).copied().unwrap_or_default();
                 self.read_word.next = w;
                 self.read_recon.next = r;
-                self.read_flags.next = f;
+                self.read_pre.next = f;
             }
             if self.write_enable.val() {
                 let a = self.write_index.val().index() & mask;
@@ -122,7 +128,7 @@ impl Logic for InstrMem {
                     (
                         self.write_word.val(),
                         self.write_recon.val(),
-                        self.write_flags.val(),
+                        self.write_pre.val(),
                     ),
                 );
             }
@@ -132,7 +138,7 @@ impl Logic for InstrMem {
     fn connect(&mut self) {
         self.read_word.connect();
         self.read_recon.connect();
-        self.read_flags.connect();
+        self.read_pre.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -151,25 +157,26 @@ impl Logic for InstrMem {
 // data (the SM loads the kernel before it starts any warp; docs/microarch/fetch.md, rule 5).
 // Without the attribute yosys delays the write port a cycle and compares its address with the
 // read's: flip-flops and LUTs per RAM, 3 LUT levels after the read address (docs/fpga.md).
-// A word and its two pre-decoded flags share one 34-bit array: a DP16KD is 36 bits wide in
-// its 512-word mode, so the flags take no block RAM of their own.
-(* no_rw_check *) reg [33:0] words [0:{last}];
+// A word and its pre-decoded bits share one array (docs/microarch/fetch.md, \"Pre-decoded
+// bits\"); never-written words read 0, the pre-decoded bits of word 0.
+(* no_rw_check *) reg [{wtop}:0] words [0:{last}];
 (* no_rw_check *) reg [31:0] recons [0:{last}];
 // Address bits above the memory (range-checked by the parent) and the byte offset.
 wire unused_addr_bits = &{{1'b0, {unused}}};
 
 always @(posedge clock) begin
    if (read_enable) begin
-      {{read_flags, read_word}} <= words[read_pc[{rhi}:2]];
+      {{read_pre, read_word}} <= words[read_pc[{rhi}:2]];
       read_recon <= recons[read_pc[{rhi}:2]];
    end
    if (write_enable) begin
-      words[write_index[{whi}:0]] <= {{write_flags, write_word}};
+      words[write_index[{whi}:0]] <= {{write_pre, write_word}};
       recons[write_index[{whi}:0]] <= write_recon;
    end
 end
 ",
             words = 1usize << ab,
+            wtop = 31 + PRE_BITS,
             last = (1usize << ab) - 1,
             unused = unused.join(", "),
             rhi = ab + 1,
@@ -188,13 +195,9 @@ end
                 "write_index".into(),
                 "write_word".into(),
                 "write_recon".into(),
-                "write_flags".into(),
+                "write_pre".into(),
             ],
-            outputs: vec![
-                "read_word".into(),
-                "read_recon".into(),
-                "read_flags".into(),
-            ],
+            outputs: vec!["read_word".into(), "read_recon".into(), "read_pre".into()],
         }]
     }
 }
@@ -226,6 +229,8 @@ pub struct Fetch {
     /// Per warp: the I-buffer head (all from flip-flops; stale when `head_valid` is low).
     pub head_valid: Vec<Signal<Out, Bit>>,
     pub head_word: Vec<Signal<Out, Bits<32>>>,
+    /// The head's issue fields ([`HeadFields::issue_bits`] of `head_word`, decoded at the load).
+    pub head_dec: Vec<Signal<Out, Bits<HEAD_PACKED_BITS>>>,
     /// The reconvergence kind, bits 1..0 of the head's sidecar word (the issue check of a
     /// branch at a return needs it for every warp).
     pub head_kind: Vec<Signal<Out, Bits<2>>>,
@@ -276,13 +281,15 @@ pub struct Fetch {
     ring: LutRamArray<32, RING_BITS>,
     hp: RegVec<Bits<RING_BITS>>,
     tp: RegVec<Bits<RING_BITS>>,
-    /// Decodes the word being loaded for its flags in the instruction memory (`head_stops`,
-    /// and the opcode part of `head_ends`).
+    /// Decode the word being loaded for its [`PRE_BITS`] in the instruction memory
+    /// (`head_stops`, the opcode part of `head_ends`, `head_dec`).
     pre: Decoder,
-    load_flags: Signal<Local, Bits<2>>,
-    flag_stops: Constant<Bits<2>>,
-    flag_ends: Constant<Bits<2>>,
-    zero2: Constant<Bits<2>>,
+    pre_h: HeadFields,
+    load_pack: BitPack<PRE_BITS>,
+    /// I-buffer entries' issue fields, and the arriving word's (0 for a fault fetch).
+    bdec: RegVec<Bits<HEAD_PACKED_BITS>>,
+    in_dec: Signal<Local, Bits<HEAD_PACKED_BITS>>,
+    zero_dec: Constant<Bits<HEAD_PACKED_BITS>>,
     in_stops: Signal<Local, Bit>,
     /// The decoder's other fields (lint: read, then removed by synthesis).
     pre_unused1: Unused<Bit>,
@@ -292,6 +299,8 @@ pub struct Fetch {
     pre_unused5: Unused<Bits<5>>,
     pre_unused12: Unused<Bits<12>>,
     pre_unused32: Unused<Bits<32>>,
+    pre_h_unused5: Unused<Bits<5>>,
+    pre_h_unused10: Unused<Bits<HEAD_PACKED_BITS>>,
 
     wid: Vec<Constant<WarpId>>,
     /// `w · E2`: warp `w`'s first ring slot.
@@ -384,6 +393,7 @@ impl Fetch {
             tos_rpc: vec_of(warps),
             head_valid: vec_of(warps),
             head_word: vec_of(warps),
+            head_dec: vec_of(warps),
             head_kind: vec_of(warps),
             read_warp: Default::default(),
             read_pc: Default::default(),
@@ -411,10 +421,11 @@ impl Fetch {
             bfault: RegVec::new(n),
             bstops: RegVec::new(n),
             pre: Decoder::default(),
-            load_flags: Default::default(),
-            flag_stops: Constant::new(1u64.into()),
-            flag_ends: Constant::new(2u64.into()),
-            zero2: Constant::new(0u64.into()),
+            pre_h: HeadFields::new(),
+            load_pack: BitPack::new(PRE_BITS),
+            bdec: RegVec::new(n),
+            in_dec: Default::default(),
+            zero_dec: Constant::new(0u64.into()),
             in_stops: Default::default(),
             pre_unused1: Unused::new(18),
             pre_unused2: Unused::new(3),
@@ -423,6 +434,8 @@ impl Fetch {
             pre_unused5: Unused::new(3),
             pre_unused12: Unused::new(1),
             pre_unused32: Unused::new(1),
+            pre_h_unused5: Unused::new(3),
+            pre_h_unused10: Unused::new(1),
             bends: RegVec::new(n),
             wid: (0..warps)
                 .map(|w| Constant::new((w as u64).into()))
@@ -484,6 +497,7 @@ impl Logic for Fetch {
         self.rd_fault.clock.next = self.clock.val();
         self.bv.clock.next = self.clock.val();
         self.bword.clock.next = self.clock.val();
+        self.bdec.clock.next = self.clock.val();
         self.bkind.clock.next = self.clock.val();
         self.ring.clock.next = self.clock.val();
         self.hp.clock.next = self.clock.val();
@@ -510,14 +524,25 @@ impl Logic for Fetch {
             | (self.opcode.val() == self.plain_op[5].val())
             | (self.opcode.val() == self.plain_op[6].val())
             | (self.opcode.val() == self.plain_op[7].val());
-        self.load_flags.next = self.zero2.val();
-        if self.pre.illegal.val() | self.pre.is_ecall.val() | self.pre.is_ebreak.val() {
-            self.load_flags.next = self.flag_stops.val();
-        }
-        if !self.plain.val() {
-            self.load_flags.next = self.load_flags.val() | self.flag_ends.val();
-        }
-        self.imem.write_flags.next = self.load_flags.val();
+        self.load_pack.d[0].next =
+            !(self.pre.illegal.val() | self.pre.is_ecall.val() | self.pre.is_ebreak.val());
+        self.load_pack.d[1].next = self.plain.val();
+        self.pre_h.word.next = self.load_word.val();
+        self.load_pack.d[2].next = self.pre_h.rd_valid.val();
+        self.load_pack.d[3].next = self.pre_h.rs1_valid.val();
+        self.load_pack.d[4].next = self.pre_h.rs2_valid.val();
+        self.load_pack.d[5].next = self.pre_h.is_bar.val();
+        self.load_pack.d[6].next = self.pre_h.is_branch.val();
+        self.load_pack.d[7].next = self.pre_h.to_alu.val();
+        self.load_pack.d[8].next = self.pre_h.to_mul.val();
+        self.load_pack.d[9].next = self.pre_h.to_div.val();
+        self.load_pack.d[10].next = self.pre_h.to_lsu.val();
+        self.load_pack.d[11].next = self.pre_h.is_control.val();
+        self.imem.write_pre.next = self.load_pack.q.val();
+        self.pre_h_unused5.d[0].next = self.pre_h.rd.val();
+        self.pre_h_unused5.d[1].next = self.pre_h.rs1.val();
+        self.pre_h_unused5.d[2].next = self.pre_h.rs2.val();
+        self.pre_h_unused10.d[0].next = self.pre_h.issue_bits.val();
 
         // ---- cycle c: choose a warp (round-robin after `last`) and read its fetch PC ----
         for e in self._depth..(self._depth + 1) {
@@ -566,11 +591,13 @@ impl Logic for Fetch {
         // ---- cycle c+1: the word arrives and is classified ----
         self.in_word.next = self.imem.read_word.val();
         self.in_recon.next = self.imem.read_recon.val();
+        self.in_dec.next = self.imem.read_pre.val().get_bits::<HEAD_PACKED_BITS>(2);
         if self.rd_fault.q[0].val() {
             self.in_word.next = self.zero32.val();
             self.in_recon.next = self.zero32.val();
+            self.in_dec.next = self.zero_dec.val();
         }
-        self.in_stops.next = self.rd_fault.q[0].val() | self.imem.read_flags.val().get_bit(0);
+        self.in_stops.next = self.rd_fault.q[0].val() | !self.imem.read_pre.val().get_bit(0);
         self.pre_unused1.d[0].next = self.pre.is_load.val();
         self.pre_unused1.d[1].next = self.pre.is_store.val();
         self.pre_unused1.d[2].next = self.pre.is_branch.val();
@@ -606,7 +633,7 @@ impl Logic for Fetch {
             self.tos_mux.d[w].next = self.tos_rpc[w].val();
         }
         self.tos_sel.next = self.tos_mux.q[0].val();
-        self.ends.next = self.imem.read_flags.val().get_bit(1)
+        self.ends.next = (!self.imem.read_pre.val().get_bit(1))
             | self.rd_fault.q[0].val()
             | (self.pc4.val() == self.tos_sel.val());
 
@@ -641,6 +668,7 @@ impl Logic for Fetch {
                 for i in 0..self._depth {
                     self.pv[w * e + i].next = self.bv.q[w * e + i].val();
                     self.bword.d[w * e + i].next = self.bword.q[w * e + i].val();
+                    self.bdec.d[w * e + i].next = self.bdec.q[w * e + i].val();
                     self.bkind.d[w * e + i].next = self.bkind.q[w * e + i].val();
                     self.bfault.d[w * e + i].next = self.bfault.q[w * e + i].val();
                     self.bstops.d[w * e + i].next = self.bstops.q[w * e + i].val();
@@ -650,6 +678,7 @@ impl Logic for Fetch {
                     for i in 0..self._depth_m1 {
                         self.pv[w * e + i].next = self.bv.q[w * e + i + 1].val();
                         self.bword.d[w * e + i].next = self.bword.q[w * e + i + 1].val();
+                        self.bdec.d[w * e + i].next = self.bdec.q[w * e + i + 1].val();
                         self.bkind.d[w * e + i].next = self.bkind.q[w * e + i + 1].val();
                         self.bfault.d[w * e + i].next = self.bfault.q[w * e + i + 1].val();
                         self.bstops.d[w * e + i].next = self.bstops.q[w * e + i + 1].val();
@@ -663,6 +692,7 @@ impl Logic for Fetch {
                     if (!self.pdone[w].val()) & (!self.pv[w * e + i].val()) {
                         self.bv.d[w * e + i].next = true;
                         self.bword.d[w * e + i].next = self.in_word.val();
+                        self.bdec.d[w * e + i].next = self.in_dec.val();
                         self.bkind.d[w * e + i].next = self.in_recon.val().get_bits::<2>(0);
                         self.bfault.d[w * e + i].next = self.rd_fault.q[0].val();
                         self.bstops.d[w * e + i].next = self.in_stops.val();
@@ -675,6 +705,7 @@ impl Logic for Fetch {
                 }
                 self.head_valid[w].next = self.bv.q[w * e].val();
                 self.head_word[w].next = self.bword.q[w * e].val();
+                self.head_dec[w].next = self.bdec.q[w * e].val();
                 self.head_kind[w].next = self.bkind.q[w * e].val();
                 self.head_fault[w].next = self.bfault.q[w * e].val();
                 self.head_ends[w].next = self.bends.q[w * e].val();

@@ -16,7 +16,7 @@ use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
 use crate::csr_read::CsrRead;
 use crate::cta_launch::CtaLaunch;
-use crate::decode::{Decoder, HeadFields, STEP_LANE, STEP_STACK};
+use crate::decode::{Decoder, StoredHeadFields, STEP_LANE, STEP_STACK};
 use crate::dispatch_register::DispatchRegister;
 use crate::divider::Divider;
 use crate::exec_fields::{ExecPack, ExecUnpack};
@@ -123,7 +123,7 @@ pub struct Sm<const L: usize> {
 
     // ---- units
     fetch: Fetch,
-    dec_h: Vec<HeadFields>,
+    dec_h: Vec<StoredHeadFields>,
     dec_i: Decoder,
     /// The decoded fields the units need, packed at issue into the tag table and unpacked at
     /// dispatch (no second decoder after the collector's choice and the tag read).
@@ -254,8 +254,8 @@ pub struct Sm<const L: usize> {
     i_csr: Signal<Local, Bits<32>>,
     i_at_return: Signal<Local, Bit>,
     /// The granted warp's head fields (its `dec_h`, chosen by `g`): sources, destination,
-    /// branch and route come from the per-warp head decoders, not from a decode after the
-    /// warp choice (`dec_i` still decodes what the tag table and the CSR read need).
+    /// branch and route come from the I-buffer heads' fields decoded at the instruction
+    /// memory's load (fetch's `head_dec`), not from a decode after the warp choice (`dec_i` still decodes what the tag table and the CSR read need).
     i_rd: Signal<Local, Bits<5>>,
     i_rd_valid: Signal<Local, Bit>,
     i_rs1: Signal<Local, Bits<5>>,
@@ -486,7 +486,7 @@ impl<const L: usize> Sm<L> {
             ctr_idle: Default::default(),
             ctr_conflicts: Default::default(),
             fetch: Fetch::new(cfg),
-            dec_h: (0..w).map(|_| HeadFields::new()).collect(),
+            dec_h: (0..w).map(|_| StoredHeadFields::default()).collect(),
             dec_i: Decoder::new(),
             ex_i: ExecPack::default(),
             ex_d: ExecUnpack::default(),
@@ -876,6 +876,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.s_open.next = !self.iss_valid.q[0].val() | self.i_fire.val();
                     for w in 0..self._warps {
                         self.dec_h[w].word.next = self.fetch.head_word[w].val();
+                        self.dec_h[w].issue_bits.next = self.fetch.head_dec[w].val();
                         self.sb.chk_rd[w].next = self.dec_h[w].rd.val();
                         self.sb.chk_rd_valid[w].next = self.dec_h[w].rd_valid.val();
                         self.sb.chk_rs1[w].next = self.dec_h[w].rs1.val();

@@ -7,8 +7,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_hdl::alu::{alu_op_code, branch_cmp_code};
 use warpforge_hdl::decode::{
-    decoder_verilog, head_fields_verilog, STEP_LANE, STEP_NONE, STEP_STACK, UNIT_ALU, UNIT_DIV,
-    UNIT_LSU, UNIT_MUL, UNIT_NONE,
+    decoder_verilog, head_fields_verilog, HEAD_PACKED_ORDER, STEP_LANE, STEP_NONE, STEP_STACK,
+    UNIT_ALU, UNIT_DIV, UNIT_LSU, UNIT_MUL, UNIT_NONE,
 };
 use warpforge_hdl::multiplier::shift_op_code;
 use warpforge_isa::{csr, decode, CsrOp, Instr, MulDivOp, SimtOp};
@@ -389,6 +389,7 @@ fn head_fields_match_the_isa_decoder() {
     yosys_check("head_fields_top", &v).expect("yosys");
     let mut m = build_unit("head_fields_top", &v, false).expect("build");
     let word = m.port("word").unwrap();
+    let issue_bits = m.port("issue_bits").unwrap();
     let names = [
         "rd",
         "rd_valid",
@@ -446,7 +447,21 @@ fn head_fields_match_the_isa_decoder() {
                 warpforge_isa::disassemble(w, 0)
             );
         }
+        // The stored form: each flag at its place in HEAD_PACKED_ORDER.
+        let bits = m.get(issue_bits);
+        for (i, n) in HEAD_PACKED_ORDER.iter().enumerate() {
+            let flag = m.get(ids.iter().find(|(k, _)| k == n).unwrap().1);
+            assert_eq!(
+                bits >> i & 1,
+                flag,
+                "word 0x{w:08x}: issue_bits bit {i} ({n})"
+            );
+        }
     }
+    // A never-written instruction-memory word reads 0: its stored fields must be word 0's.
+    m.set(word, 0);
+    m.eval();
+    assert_eq!(m.get(issue_bits), 0, "word 0 packs to 0");
     assert!(legal > 10_000, "only {legal} legal words");
     eprintln!("head fields: {legal} legal words agree with warpforge_isa::decode");
 }

@@ -28,7 +28,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
 use warpforge_isa::{
-    csr, decode, encode, AluOp, BranchOp, CsrOp, Instr, LoadOp, Reconvergence, StoreOp,
+    csr, decode, encode, AluOp, BranchOp, CsrOp, Instr, LoadOp, MulDivOp, Reconvergence, SimtOp,
+    StoreOp,
 };
 use warpforge_testbench::unit::{build_unit, lint, unit_cycles, unit_seed, yosys_check};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
@@ -52,6 +53,9 @@ struct Entry {
     ends: bool,
     /// Issuing it faults: `fault`, or the word is illegal (docs/isa.md), `ecall` or `ebreak`.
     stops: bool,
+    /// `head_dec`, the issue fields of `word` in `HEAD_PACKED_ORDER`; compared only for heads
+    /// that do not stop (the issue stage uses no other field of those), 0 otherwise.
+    dec: u64,
 }
 
 /// Inputs of one cycle.
@@ -106,6 +110,74 @@ fn seen_through_ports(e: &Entry, read: bool) -> Entry {
 
 /// Whether issuing `word` stops the GPU (docs/isa.md): not an instruction, `ecall`, `ebreak`, a
 /// CSR write or a CSR that does not exist.
+/// The issue fields of a legal word (docs/microarch/fetch.md, "Pre-decoded bits"), bit `i` the
+/// field `HEAD_PACKED_ORDER[i]`: destination written (`rd` ≠ 0), `rs1` and `rs2` read,
+/// barrier, branch, result from the ALU / multiplier / divider, to the LSU, control.
+fn issue_fields(word: u32) -> u64 {
+    let (mut rd, mut rs1, mut rs2, mut bar, mut branch, mut control) =
+        (0u8, false, false, false, false, false);
+    // 1 ALU, 2 multiplier, 3 divider, 4 LSU.
+    let mut unit = 0;
+    match decode(word) {
+        Ok(Instr::Lui { rd: d, .. } | Instr::Auipc { rd: d, .. }) => (rd, unit) = (d, 1),
+        Ok(Instr::Jal { rd: d, .. }) => (rd, unit, control) = (d, 1, true),
+        Ok(Instr::Jalr { rd: d, .. }) => (rd, rs1, unit, control) = (d, true, 1, true),
+        Ok(Instr::Branch { .. }) => (rs1, rs2, branch, control) = (true, true, true, true),
+        Ok(Instr::Load { rd: d, .. }) => (rd, rs1, unit) = (d, true, 4),
+        Ok(Instr::Store { .. }) => (rs1, rs2, unit) = (true, true, 4),
+        Ok(Instr::OpImm { op, rd: d, .. }) => {
+            (rd, rs1, unit) = (d, true, if is_shift(op) { 2 } else { 1 })
+        }
+        Ok(Instr::Op { op, rd: d, .. }) => {
+            (rd, rs1, rs2, unit) = (d, true, true, if is_shift(op) { 2 } else { 1 })
+        }
+        Ok(Instr::MulDiv { op, rd: d, .. }) => {
+            let div = !matches!(
+                op,
+                MulDivOp::Mul | MulDivOp::Mulh | MulDivOp::Mulhsu | MulDivOp::Mulhu
+            );
+            (rd, rs1, rs2, unit) = (d, true, true, if div { 3 } else { 2 })
+        }
+        Ok(Instr::Csr { rd: d, .. }) => (rd, unit) = (d, 1),
+        Ok(Instr::Simt { op, .. }) => match op {
+            SimtOp::Exit => control = true,
+            SimtOp::Bar => bar = true,
+            SimtOp::Tmc => (rs1, control) = (true, true),
+        },
+        Ok(Instr::Fence | Instr::Ecall | Instr::Ebreak) | Err(_) => {}
+    }
+    let writes = rd != 0;
+    [
+        writes,
+        rs1,
+        rs2,
+        bar,
+        branch,
+        writes && unit == 1,
+        writes && unit == 2,
+        writes && unit == 3,
+        unit == 4,
+        control,
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, &b)| u64::from(b) << i)
+    .sum()
+}
+
+fn is_shift(op: AluOp) -> bool {
+    matches!(op, AluOp::Sll | AluOp::Srl | AluOp::Sra)
+}
+
+/// The `dec` an entry shows: its issue fields unless it stops.
+fn dec_unless_stops(stops: bool, dec: u64) -> u64 {
+    if stops {
+        0
+    } else {
+        dec
+    }
+}
+
 fn stops_at_issue(word: u32) -> bool {
     match decode(word) {
         Err(_) | Ok(Instr::Ecall | Instr::Ebreak) => true,
@@ -221,6 +293,7 @@ impl FetchRef {
                 fault: f.fault,
                 ends: ends_block(f.word, f.fault, f.pc, tos),
                 stops: f.fault || stops_at_issue(f.word),
+                dec: dec_unless_stops(f.fault || stops_at_issue(f.word), issue_fields(f.word)),
             };
             assert!(
                 self.ibuf[f.warp].len() < self.depth,
@@ -308,7 +381,7 @@ struct FetchRtl {
     redirect: Vec<PortId>,
     redirect_pc: Vec<PortId>,
     tos_rpc: Vec<PortId>,
-    head: [Vec<PortId>; 6],
+    head: [Vec<PortId>; 7],
     /// `read_warp`, `read_pc`, `read_recon`.
     read: [PortId; 3],
     pop: PortId,
@@ -335,6 +408,7 @@ impl FetchRtl {
                 "head_fault",
                 "head_ends",
                 "head_stops",
+                "head_dec",
             ]
             .map(|n| vports(&m, n, warps)),
             read: ["read_warp", "read_pc", "read_recon"].map(|n| port(&m, n)),
@@ -411,6 +485,7 @@ impl FetchRtl {
                     fault: m.get(self.head[3][w]) != 0,
                     ends: m.get(self.head[4][w]) != 0,
                     stops: m.get(self.head[5][w]) != 0,
+                    dec: dec_unless_stops(m.get(self.head[5][w]) != 0, m.get(self.head[6][w])),
                 })
             })
             .collect();
@@ -429,8 +504,8 @@ fn show(e: &Option<Entry>) -> String {
     match e {
         None => "empty".into(),
         Some(e) => format!(
-            "pc={:#x} word={:#010x} recon={:#x} fault={} ends={} stops={}",
-            e.pc, e.word, e.recon, e.fault as u8, e.ends as u8, e.stops as u8
+            "pc={:#x} word={:#010x} recon={:#x} fault={} ends={} stops={} dec={:#05x}",
+            e.pc, e.word, e.recon, e.fault as u8, e.ends as u8, e.stops as u8, e.dec
         ),
     }
 }
@@ -1033,6 +1108,7 @@ fn block_ends_at_branch() {
                     fault: false,
                     ends: k == 4,
                     stops: false,
+                    dec: issue_fields(prog[k as usize]),
                 },
             )
         })
@@ -1106,6 +1182,7 @@ fn out_of_range_fetch() {
                 fault: false,
                 ends: false,
                 stops: false,
+                dec: issue_fields(last2[0]),
             },
             Entry {
                 pc: top - 4,
@@ -1114,6 +1191,7 @@ fn out_of_range_fetch() {
                 fault: false,
                 ends: false,
                 stops: false,
+                dec: issue_fields(last2[1]),
             },
             Entry {
                 pc: top,
@@ -1122,6 +1200,7 @@ fn out_of_range_fetch() {
                 fault: true,
                 ends: true,
                 stops: true,
+                dec: 0,
             },
         ]
     );
