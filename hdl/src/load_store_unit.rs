@@ -360,6 +360,7 @@ pub struct LoadStoreUnit {
     shared_r: RegVec<Bit>,
     /// The shared read of the previous cycle was for this lane.
     sread_r: RegVec<Bit>,
+    sread2_r: RegVec<Bit>,
     /// A global load lane's request number within its instruction (the request that read
     /// its address: its own, or the one it was merged into).
     rseq_r: RegVec<Bits<5>>,
@@ -385,6 +386,12 @@ pub struct LoadStoreUnit {
     sread_q: DFF<Bit>,
     /// Its byte offset in the word.
     soff_q: DFF<Bits<2>>,
+    /// The shared read of two cycles ago: its word (the RAM's output, registered: a block
+    /// RAM's output is 5.8 ns late on the ECP5, too late for the extension after it), its
+    /// offset, and the lane it is for (`sread2_r`).
+    sread2_q: DFF<Bit>,
+    sword_q: DFF<Bits<32>>,
+    soff2_q: DFF<Bits<2>>,
     // ---- fault pulse
     fault_q: DFF<Bit>,
     ftag_q: DFF<Bits<TAG_BITS>>,
@@ -562,6 +569,7 @@ impl LoadStoreUnit {
             rpend_r: RegVec::new(lanes),
             shared_r: RegVec::new(lanes),
             sread_r: RegVec::new(lanes),
+            sread2_r: RegVec::new(lanes),
             rseq_r: RegVec::new(lanes),
             flt_r: RegVec::new(lanes),
             mis_r: RegVec::new(lanes),
@@ -577,6 +585,9 @@ impl LoadStoreUnit {
             sbase_q: Default::default(),
             sread_q: Default::default(),
             soff_q: Default::default(),
+            sread2_q: Default::default(),
+            sword_q: Default::default(),
+            soff2_q: Default::default(),
             fault_q: Default::default(),
             ftag_q: Default::default(),
             fwarp_q: Default::default(),
@@ -673,8 +684,8 @@ impl Logic for LoadStoreUnit {
     fn update(&mut self) {
         dff_setup!(
             self, clock, busy_q, qseq_q, aseq_q, chk_q, tag_q, warp_q, store_q, size_q, unsigned_q,
-            sbase_q, sread_q, soff_q, fault_q, ftag_q, fwarp_q, fcause_q, flane_q, faddr_q,
-            clr_ptr_q, clr_left_q
+            sbase_q, sread_q, soff_q, sread2_q, sword_q, soff2_q, fault_q, ftag_q, fwarp_q,
+            fcause_q, flane_q, faddr_q, clr_ptr_q, clr_left_q
         );
         self.sram.clock.next = self.clock.val();
         self.addr_r.clock.next = self.clock.val();
@@ -685,6 +696,7 @@ impl Logic for LoadStoreUnit {
         self.rpend_r.clock.next = self.clock.val();
         self.shared_r.clock.next = self.clock.val();
         self.sread_r.clock.next = self.clock.val();
+        self.sread2_r.clock.next = self.clock.val();
         self.rseq_r.clock.next = self.clock.val();
         self.flt_r.clock.next = self.clock.val();
         self.mis_r.clock.next = self.clock.val();
@@ -917,21 +929,31 @@ impl Logic for LoadStoreUnit {
         }
         self.sread_q.d.next = self.sh_go.val() & !self.store_q.q.val();
         self.soff_q.d.next = self.sh_off.val();
+        self.sread2_q.d.next = self.sread_q.q.val();
+        self.sword_q.d.next = self.sword_q.q.val();
+        if self.sread_q.q.val() {
+            self.sword_q.d.next = self.sram.rdata.val();
+        }
+        self.soff2_q.d.next = self.soff_q.q.val();
         for l in 0..self._lanes {
             self.sread_r.d[l].next =
                 self.sel_oh[l].val() & self.sh_go.val() & !self.store_q.q.val();
-            if self.sread_q.q.val() & self.sread_r.q[l].val() {
+            self.sread2_r.d[l].next = self.sread_r.q[l].val();
+            if self.sread2_q.q.val() & self.sread2_r.q[l].val() {
                 self.data_r.d[l].next = self.sext.value.val();
             }
         }
-        self.sext.raw.next = self.sram.rdata.val();
-        self.sext.off.next = self.soff_q.q.val();
+        self.sext.raw.next = self.sword_q.q.val();
+        self.sext.off.next = self.soff2_q.q.val();
         self.sext.size.next = self.size_q.q.val();
         self.sext.zero_ext.next = self.unsigned_q.q.val();
 
         // ---- completion ----
-        self.done.next =
-            self.busy_q.q.val() & !self.pend_any.val() & !self.rfound.val() & !self.sread_q.q.val();
+        self.done.next = self.busy_q.q.val()
+            & !self.pend_any.val()
+            & !self.rfound.val()
+            & !self.sread_q.q.val()
+            & !self.sread2_q.q.val();
         if self.accept.val() {
             self.busy_q.d.next = true;
         } else if (self.done.val() & self.out_ready.val()) | self.drop.val() {
@@ -978,6 +1000,7 @@ impl Logic for LoadStoreUnit {
             self.busy_q.d.next = false;
             self.chk_q.d.next = false;
             self.sread_q.d.next = false;
+            self.sread2_q.d.next = false;
             self.clr_left_q.d.next = self.k_zero32.val();
             for l in 0..self._lanes {
                 self.pend_r.d[l].next = false;

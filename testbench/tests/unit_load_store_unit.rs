@@ -357,8 +357,10 @@ struct Busy {
     rpend: u32,
     /// Lanes that go to shared memory.
     shared: u32,
-    /// A shared read was performed in the previous cycle.
+    /// A shared read was performed in the previous cycle / two cycles ago (its word is
+    /// registered before it is extended into the lane's data).
     sread: bool,
+    sread2: bool,
 }
 
 /// Inputs of one cycle.
@@ -449,10 +451,9 @@ impl CycleRef {
             }),
             _ => None,
         };
-        let out = self
-            .busy
-            .as_ref()
-            .and_then(|b| (b.pend == 0 && b.rpend == 0 && !b.sread).then(|| b.expect.clone()));
+        let out = self.busy.as_ref().and_then(|b| {
+            (b.pend == 0 && b.rpend == 0 && !b.sread && !b.sread2).then(|| b.expect.clone())
+        });
         Outputs {
             in_ready: self.in_ready(reset),
             req,
@@ -497,6 +498,7 @@ impl CycleRef {
                     b.rpend &= !same(b, b.rpend, b.expect.addr[r]);
                 }
             }
+            b.sread2 = b.sread;
             b.sread = sh_go && !b.instr.store;
             if outs.out.is_some() && inp.out_ready {
                 self.busy = None;
@@ -525,6 +527,7 @@ impl CycleRef {
                         rpend,
                         shared,
                         sread: false,
+                        sread2: false,
                         expect: c,
                         instr,
                     });
@@ -1850,8 +1853,9 @@ fn timing_examples() {
     assert_eq!(&resps[..4], &[t[1] + 2, t[1] + 3, t[1] + 4, t[1] + 5]);
     assert_eq!(r[1].2, t[1] + 6);
     assert_eq!(t[2], t[1] + 7);
-    // 2: shared reads t+1..t+4, completion t+6.
-    assert_eq!(r[2].2, t[2] + 6);
+    // 2: shared reads t+1..t+4, completion t+7 (the last word is registered at t+5's end and
+    // extended into the lane at t+6's).
+    assert_eq!(r[2].2, t[2] + 7);
     // 3: shared writes t+1..t+4, completion t+5.
     assert_eq!(r[3].2, t[3] + 5);
     // 4: empty mask, completion t+1.
