@@ -21,6 +21,7 @@ use crate::{k, sigs};
 use rust_hdl::prelude::*;
 use warpforge_isa::{sidecar_kind, FaultCause};
 
+use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::simt_stack::{OP_EXIT, OP_NOP, OP_SET_PC, OP_SPLIT, RPC_NONE};
 use crate::BitPack;
 
@@ -118,8 +119,12 @@ pub struct BranchUnit<const L: usize> {
     eq: Vec<Signal<Local, Bit>>,
     take: Vec<Signal<Local, Bit>>,
     tgt: Vec<Signal<Local, Bits<32>>>,
-    /// Lowest active lane seen so far (chain over lanes).
-    seen: Vec<Signal<Local, Bit>>,
+    /// The lowest active lane (one-hot, flat `x[i] & ~|x[i-1:0]`) and its target, operand,
+    /// return address and number (AND-OR): an `if`-chain over the lanes was a chain of 2:1
+    /// multiplexers after the target adders, on `tiny`'s longest paths (docs/fpga.md).
+    first_pick: RoundRobinPick,
+    first_mux: OneHotMux<32>,
+    first_num: OneHotMux<8>,
     first_tgt: Signal<Local, Bits<32>>,
     first_lane: Signal<Local, Bits<8>>,
     a_first: Signal<Local, Bits<32>>,
@@ -138,7 +143,9 @@ pub struct BranchUnit<const L: usize> {
     rpc: Signal<Local, Bits<32>>,
     others: Signal<Local, Bits<L>>,
     diff_lane: Signal<Local, Bits<8>>,
-    dseen: Vec<Signal<Local, Bit>>,
+    /// The lowest lane of `others`, as `first_pick`.
+    diff_pick: RoundRobinPick,
+    diff_num: OneHotMux<8>,
     keep: Signal<Local, Bits<L>>,
     ending: Signal<Local, Bits<L>>,
     done: Signal<Local, Bit>,
@@ -252,7 +259,9 @@ impl<const L: usize> BranchUnit<L> {
             eq: sigs(L),
             take: sigs(L),
             tgt: sigs(L),
-            seen: sigs(L),
+            first_pick: RoundRobinPick::new(L),
+            first_mux: OneHotMux::new(L, 3),
+            first_num: OneHotMux::new(L, 1),
             first_tgt: Default::default(),
             first_lane: Default::default(),
             a_first: Default::default(),
@@ -268,7 +277,8 @@ impl<const L: usize> BranchUnit<L> {
             rpc: Default::default(),
             others: Default::default(),
             diff_lane: Default::default(),
-            dseen: sigs(L),
+            diff_pick: RoundRobinPick::new(L),
+            diff_num: OneHotMux::new(L, 1),
             keep: Default::default(),
             ending: Default::default(),
             done: Default::default(),
@@ -335,14 +345,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.redir_warp.clock.next = self.clock.val();
 
         // ---------------- cycle D: lane comparisons, jalr targets, lowest active lane
-        self.seen[0].next = false;
-        for l in 0..(self._lanes - 1) {
-            self.seen[l + 1].next = self.seen[l].val() | self.in_mask.val().get_bit(l);
-        }
-        self.first_tgt.next = self.k_zero32.val();
-        self.first_lane.next = self.k_no_lane.val();
-        self.a_first.next = self.k_zero32.val();
-        self.ra_first.next = self.k_zero32.val();
         self.taken_m.next = self.pk_taken.q.val();
         for l in 0..self._lanes {
             self.eq[l].next = self.in_a[l].val() == self.in_b[l].val();
@@ -372,12 +374,21 @@ impl<const L: usize> Logic for BranchUnit<L> {
             }
             self.pk_taken.d[l].next = self.take[l].val() & self.in_mask.val().get_bit(l);
             self.tgt[l].next = (self.in_a[l].val() + self.in_imm.val()) & self.k_not1.val();
-            if self.in_mask.val().get_bit(l) & !self.seen[l].val() {
-                self.first_tgt.next = self.tgt[l].val();
-                self.first_lane.next = self.k_lane[l].val();
-                self.a_first.next = self.in_a[l].val();
-                self.ra_first.next = self.in_ra[l].val();
-            }
+            self.first_pick.req[l].next = self.in_mask.val().get_bit(l);
+            self.first_pick.from[l].next = false;
+            self.first_mux.sel[l].next = self.first_pick.grant[l].val();
+            self.first_mux.d[3 * l].next = self.tgt[l].val();
+            self.first_mux.d[3 * l + 1].next = self.in_a[l].val();
+            self.first_mux.d[3 * l + 2].next = self.in_ra[l].val();
+            self.first_num.sel[l].next = self.first_pick.grant[l].val();
+            self.first_num.d[l].next = self.k_lane[l].val();
+        }
+        self.first_tgt.next = self.first_mux.q[0].val();
+        self.a_first.next = self.first_mux.q[1].val();
+        self.ra_first.next = self.first_mux.q[2].val();
+        self.first_lane.next = self.first_num.q[0].val();
+        if !self.first_pick.any[0].val() {
+            self.first_lane.next = self.k_no_lane.val();
         }
         for l in 0..self._lanes {
             self.pk_group.d[l].next =
@@ -413,15 +424,15 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.others.next = self.s_mask.q.val() & !self.s_group.q.val();
         self.keep.next = self.s_a_first.q.val().get_bits::<L>(0) & self.s_mask.q.val();
         self.ending.next = self.s_mask.q.val() & !self.keep.val();
-        self.dseen[0].next = false;
-        for l in 0..(self._lanes - 1) {
-            self.dseen[l + 1].next = self.dseen[l].val() | self.others.val().get_bit(l);
-        }
-        self.diff_lane.next = self.k_no_lane.val();
         for l in 0..self._lanes {
-            if self.others.val().get_bit(l) & !self.dseen[l].val() {
-                self.diff_lane.next = self.k_lane[l].val();
-            }
+            self.diff_pick.req[l].next = self.others.val().get_bit(l);
+            self.diff_pick.from[l].next = false;
+            self.diff_num.sel[l].next = self.diff_pick.grant[l].val();
+            self.diff_num.d[l].next = self.k_lane[l].val();
+        }
+        self.diff_lane.next = self.diff_num.q[0].val();
+        if !self.diff_pick.any[0].val() {
+            self.diff_lane.next = self.k_no_lane.val();
         }
         // Reconvergence PC of a divergent branch (sidecar kind in bits 1:0).
         self.rpc.next = self.s_recon.q.val() & self.k_not3.val();
