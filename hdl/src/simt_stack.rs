@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
 
+use crate::one_hot::OneHotMux;
 use crate::register_file::clog2;
 use crate::{k, rename_top, sigs, verilog_of, HdlError};
 
@@ -292,6 +293,12 @@ pub struct SimtStack<const L: usize> {
     // ---- combinational: the commanded warp
     sel: Vec<Signal<Local, Bit>>,
     c_any: Signal<Local, Bit>,
+    /// The command's warp's TOS PC and RPC, mask and live mask, depth: AND-OR multiplexers
+    /// of the one-hot `sel` (an `if`-chain over the warps was a chain of 2:1 multiplexers
+    /// at the head of the stack's longest paths on `tiny`, docs/fpga.md).
+    c_mux32: OneHotMux<32>,
+    c_muxl: OneHotMux<L>,
+    c_muxd: OneHotMux<DEPTH_BITS>,
     c_pc: Signal<Local, Bits<32>>,
     c_rpc: Signal<Local, Bits<32>>,
     c_mask: Signal<Local, Bits<L>>,
@@ -419,6 +426,9 @@ impl<const L: usize> SimtStack<L> {
             ram_mask: (0..2).map(|_| StackRam::new(geo)).collect(),
             sel: sigs(warps),
             c_any: Default::default(),
+            c_mux32: OneHotMux::new(warps, 2),
+            c_muxl: OneHotMux::new(warps, 2),
+            c_muxd: OneHotMux::new(warps, 1),
             c_pc: Default::default(),
             c_rpc: Default::default(),
             c_mask: Default::default(),
@@ -512,24 +522,26 @@ impl<const L: usize> Logic for SimtStack<L> {
 
         // ---------------- the commanded warp's state (one-hot select)
         self.c_any.next = false;
-        self.c_pc.next = self.zero_pc.val();
-        self.c_rpc.next = self.zero_pc.val();
-        self.c_mask.next = self.zero_mask.val();
-        self.c_dep.next = self.dep0.val();
-        self.c_live.next = self.zero_mask.val();
         self.c_busy.next = false;
         for w in 0..self._warps {
             self.sel[w].next = self.cmd_warp.val() == self.warp_id[w].val();
-            if self.sel[w].val() {
-                self.c_any.next = true;
-                self.c_pc.next = self.t_pc[w].q.val();
-                self.c_rpc.next = self.t_rpc[w].q.val();
-                self.c_mask.next = self.t_mask[w].q.val();
-                self.c_dep.next = self.dep[w].q.val();
-                self.c_live.next = self.live[w].q.val();
-                self.c_busy.next = self.bsy[w].q.val();
-            }
+            self.c_any.next = self.c_any.val() | self.sel[w].val();
+            self.c_busy.next = self.c_busy.val() | (self.sel[w].val() & self.bsy[w].q.val());
+            self.c_mux32.sel[w].next = self.sel[w].val();
+            self.c_mux32.d[2 * w].next = self.t_pc[w].q.val();
+            self.c_mux32.d[2 * w + 1].next = self.t_rpc[w].q.val();
+            self.c_muxl.sel[w].next = self.sel[w].val();
+            self.c_muxl.d[2 * w].next = self.t_mask[w].q.val();
+            self.c_muxl.d[2 * w + 1].next = self.live[w].q.val();
+            self.c_muxd.sel[w].next = self.sel[w].val();
+            self.c_muxd.d[w].next = self.dep[w].q.val();
         }
+        // The selected warp's registers (0 when `cmd_warp` is no warp).
+        self.c_pc.next = self.c_mux32.q[0].val();
+        self.c_rpc.next = self.c_mux32.q[1].val();
+        self.c_mask.next = self.c_muxl.q[0].val();
+        self.c_live.next = self.c_muxl.q[1].val();
+        self.c_dep.next = self.c_muxd.q[0].val();
         self.c_empty.next = self.c_dep.val() == self.dep0.val();
         self.c_full.next = self.c_dep.val() >= self.dep_full.val();
         self.c_dep_m1.next = self.c_dep.val() - self.dep1.val();
