@@ -11,7 +11,7 @@ use crate::k;
 use rust_hdl::prelude::*;
 
 use crate::multiplier::shift_op_code;
-use crate::{rename_top, verilog_of, BitPack, HdlError};
+use crate::{rename_top, verilog_of, BitPack, HdlError, Unused};
 use warpforge_isa::AluOp;
 
 /// Result-producing unit of an instruction (`unit` output).
@@ -737,7 +737,7 @@ impl Logic for HeadFields {
 
 /// [`HeadFields`] read back from a word and its stored [`HeadFields::issue_bits`] flags: wiring
 /// only, so the issue checks start from flip-flops (docs/microarch/fetch.md).
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct StoredHeadFields {
     pub word: Signal<In, Bits<32>>,
     pub issue_bits: Signal<In, Bits<HEAD_PACKED_BITS>>,
@@ -754,6 +754,31 @@ pub struct StoredHeadFields {
     pub to_div: Signal<Out, Bit>,
     pub to_lsu: Signal<Out, Bit>,
     pub is_control: Signal<Out, Bit>,
+    /// The word's other bits (lint sink, removed by synthesis).
+    word_rest: Unused<Bits<32>>,
+}
+
+impl Default for StoredHeadFields {
+    fn default() -> Self {
+        StoredHeadFields {
+            word: Default::default(),
+            issue_bits: Default::default(),
+            rd: Default::default(),
+            rd_valid: Default::default(),
+            rs1: Default::default(),
+            rs1_valid: Default::default(),
+            rs2: Default::default(),
+            rs2_valid: Default::default(),
+            is_bar: Default::default(),
+            is_branch: Default::default(),
+            to_alu: Default::default(),
+            to_mul: Default::default(),
+            to_div: Default::default(),
+            to_lsu: Default::default(),
+            is_control: Default::default(),
+            word_rest: Unused::new(1),
+        }
+    }
 }
 
 impl Logic for StoredHeadFields {
@@ -762,6 +787,7 @@ impl Logic for StoredHeadFields {
         self.rd.next = self.word.val().get_bits::<5>(7);
         self.rs1.next = self.word.val().get_bits::<5>(15);
         self.rs2.next = self.word.val().get_bits::<5>(20);
+        self.word_rest.d[0].next = self.word.val();
         self.rd_valid.next = self.issue_bits.val().get_bit(0);
         self.rs1_valid.next = self.issue_bits.val().get_bit(1);
         self.rs2_valid.next = self.issue_bits.val().get_bit(2);
