@@ -543,7 +543,7 @@ pub fn decoder_verilog(name: &str) -> Result<String, HdlError> {
 }
 
 /// Bits of [`HeadFields::issue_bits`], the decoded flags of an instruction word stored beside it in
-/// the instruction memory and the I-buffers (docs/microarch/fetch.md, "Pre-decoded fields").
+/// the instruction memory and the I-buffers (docs/microarch/fetch.md, "Pre-decoded bits").
 /// Word 0 packs to 0, so a never-written memory word reads as the decode of word 0.
 pub const HEAD_PACKED_BITS: usize = 10;
 /// The bit of each flag in [`HeadFields::issue_bits`], in this order: `rd_valid`, `rs1_valid`,
