@@ -97,7 +97,12 @@ pub struct BranchUnit<const L: usize> {
     s_group: DFF<Bits<L>>,
     s_target: DFF<Bits<32>>,
     s_first: DFF<Bits<8>>,
-    s_a_first: DFF<Bits<32>>,
+    /// A `wf.tmc`'s ending lanes (active, lowest active lane's `rs1` bit 0) and whether it
+    /// also keeps some (two command cycles): decided in D so `done` (and the dispatch check
+    /// that reads `finishing`) starts from flip-flops.
+    s_ending: DFF<Bits<L>>,
+    s_ends_some: DFF<Bit>,
+    s_two: DFF<Bit>,
     s_ra_first: DFF<Bits<32>>,
     s_branch: DFF<Bit>,
     s_jal: DFF<Bit>,
@@ -131,6 +136,11 @@ pub struct BranchUnit<const L: usize> {
     ra_first: Signal<Local, Bits<32>>,
     taken_m: Signal<Local, Bits<L>>,
     group_m: Signal<Local, Bits<L>>,
+    /// Lane `l`'s target equals the lowest active lane's: OR over the lower lanes `m` of
+    /// "`m` is the lowest and `tgt[l] == tgt[m]`", so the comparators start at the adders and
+    /// not behind the lowest lane's multiplexer (on 03964da, the mux and the compare after it
+    /// were `tiny`'s critical path, docs/fpga.md).
+    same_first: Vec<Signal<Local, Bit>>,
     /// Popcounts of the taken and not-taken sides in D, as adder trees: lane `l`'s bit is
     /// node `l`, node `L + k` adds nodes `2k` and `2k + 1`, the root is node `2L - 2`.
     pop_t: Vec<Signal<Local, Bits<8>>>,
@@ -241,7 +251,9 @@ impl<const L: usize> BranchUnit<L> {
             s_group: Default::default(),
             s_target: Default::default(),
             s_first: Default::default(),
-            s_a_first: Default::default(),
+            s_ending: Default::default(),
+            s_ends_some: Default::default(),
+            s_two: Default::default(),
             s_ra_first: Default::default(),
             s_branch: Default::default(),
             s_jal: Default::default(),
@@ -268,6 +280,7 @@ impl<const L: usize> BranchUnit<L> {
             ra_first: Default::default(),
             taken_m: Default::default(),
             group_m: Default::default(),
+            same_first: sigs(L),
             pop_t: sigs(2 * L - 1),
             pop_n: sigs(2 * L - 1),
             major: Default::default(),
@@ -332,7 +345,9 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_group.clock.next = self.clock.val();
         self.s_target.clock.next = self.clock.val();
         self.s_first.clock.next = self.clock.val();
-        self.s_a_first.clock.next = self.clock.val();
+        self.s_ending.clock.next = self.clock.val();
+        self.s_ends_some.clock.next = self.clock.val();
+        self.s_two.clock.next = self.clock.val();
         self.s_ra_first.clock.next = self.clock.val();
         self.s_branch.clock.next = self.clock.val();
         self.s_jal.clock.next = self.clock.val();
@@ -391,9 +406,19 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.first_lane.next = self.k_no_lane.val();
         }
         for l in 0..self._lanes {
-            self.pk_group.d[l].next =
-                self.in_mask.val().get_bit(l) & (self.tgt[l].val() == self.first_tgt.val());
+            self.same_first[l].next = self.first_pick.grant[l].val();
+            for m in 0..self._lanes {
+                if m < l {
+                    self.same_first[l].next = self.same_first[l].val()
+                        | (self.first_pick.grant[m].val()
+                            & (self.tgt[l].val() == self.tgt[m].val()));
+                }
+            }
+            self.pk_group.d[l].next = self.in_mask.val().get_bit(l) & self.same_first[l].val();
         }
+        // wf.tmc: the lowest active lane's rs1 is the new mask; the active lanes outside it end.
+        self.keep.next = self.a_first.val().get_bits::<L>(0) & self.in_mask.val();
+        self.ending.next = self.in_mask.val() & !self.keep.val();
         self.group_m.next = self.pk_group.q.val();
         for l in 0..self._lanes {
             self.pop_t[l].next = self.k_zero8.val();
@@ -422,8 +447,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.pc4.next = self.s_pc4.q.val();
         self.not_taken.next = self.s_mask.q.val() & !self.s_taken.q.val();
         self.others.next = self.s_mask.q.val() & !self.s_group.q.val();
-        self.keep.next = self.s_a_first.q.val().get_bits::<L>(0) & self.s_mask.q.val();
-        self.ending.next = self.s_mask.q.val() & !self.keep.val();
         for l in 0..self._lanes {
             self.diff_pick.req[l].next = self.others.val().get_bit(l);
             self.diff_pick.from[l].next = false;
@@ -541,13 +564,13 @@ impl<const L: usize> Logic for BranchUnit<L> {
                 self.cmd_mask_a.next = self.s_mask.q.val();
             }
             if self.s_tmc.q.val() {
-                if self.s_phase2.q.val() | (self.ending.val() == self.k_zero_mask.val()) {
+                if self.s_phase2.q.val() | !self.s_ends_some.q.val() {
                     // Survivors continue at pc + 4 (after the exit, if any).
                     self.cmd_op.next = self.k_op_set_pc.val();
                 } else {
                     self.cmd_op.next = self.k_op_exit.val();
-                    self.cmd_mask_a.next = self.ending.val();
-                    if self.keep.val() != self.k_zero_mask.val() {
+                    self.cmd_mask_a.next = self.s_ending.q.val();
+                    if self.s_two.q.val() {
                         self.done.next = false;
                     }
                 }
@@ -573,7 +596,9 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_group.d.next = self.s_group.q.val();
         self.s_target.d.next = self.s_target.q.val();
         self.s_first.d.next = self.s_first.q.val();
-        self.s_a_first.d.next = self.s_a_first.q.val();
+        self.s_ending.d.next = self.s_ending.q.val();
+        self.s_ends_some.d.next = self.s_ends_some.q.val();
+        self.s_two.d.next = self.s_two.q.val();
         self.s_ra_first.d.next = self.s_ra_first.q.val();
         self.s_branch.d.next = self.s_branch.q.val();
         self.s_jal.d.next = self.s_jal.q.val();
@@ -593,7 +618,10 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.s_group.d.next = self.group_m.val();
             self.s_target.d.next = self.first_tgt.val();
             self.s_first.d.next = self.first_lane.val();
-            self.s_a_first.d.next = self.a_first.val();
+            self.s_ending.d.next = self.ending.val();
+            self.s_ends_some.d.next = self.ending.val() != self.k_zero_mask.val();
+            self.s_two.d.next = (self.ending.val() != self.k_zero_mask.val())
+                & (self.keep.val() != self.k_zero_mask.val());
             self.s_ra_first.d.next = self.ra_first.val();
             self.s_branch.d.next = self.in_branch.val();
             self.s_jal.d.next = self.in_jal.val();
