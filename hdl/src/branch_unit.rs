@@ -4,12 +4,13 @@
 //! * Cycle D (dispatch, `in_valid & in_ready`): per-lane comparison (`cmp` of rs1, rs2) and
 //!   `jalr` target (`rs1 + imm` with bit 0 cleared) are registered, with the lowest active
 //!   lane's `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the branch
-//!   target `pc + imm` and `pc + 4`, and whether more lanes take a branch than not (so the
-//!   command cycle has no adder and no lane count), and the lanes of a `jalr` whose target
+//!   target `pc + imm` and `pc + 4` (so the command cycle has no adder), a `wf.tmc`'s ending
+//!   lanes, and the lanes of a `jalr` whose target
 //!   equals the lowest active lane's (the lanes that execute it now): `jalr_group`, from D+1
 //!   while the instruction is in the unit (the SM writes the link only for them, at the ALU's
 //!   writeback).
-//! * Cycle D+1: the stack command (or a fault) for the instruction; `wf.tmc` that ends some
+//! * Cycle D+1: the stack command (or a fault) for the instruction (a split's larger side,
+//!   counted from the registered lanes, is pushed first); `wf.tmc` that ends some
 //!   threads and keeps others takes a second command cycle (exit, then set PC).
 //! * The cycle after the last command: `redirect_valid` / `redirect_warp`, so the SM restarts
 //!   the warp's fetch at its settled TOS PC (when the stack is not empty).
@@ -92,8 +93,6 @@ pub struct BranchUnit<const L: usize> {
     s_recon: DFF<Bits<32>>,
     s_mask: DFF<Bits<L>>,
     s_taken: DFF<Bits<L>>,
-    /// `major` of the instruction (decided in D so the command cycle has no lane count).
-    s_major: DFF<Bit>,
     s_group: DFF<Bits<L>>,
     s_target: DFF<Bits<32>>,
     s_first: DFF<Bits<8>>,
@@ -141,7 +140,7 @@ pub struct BranchUnit<const L: usize> {
     /// not behind the lowest lane's multiplexer (on 03964da, the mux and the compare after it
     /// were `tiny`'s critical path, docs/fpga.md).
     same_first: Vec<Signal<Local, Bit>>,
-    /// Popcounts of the taken and not-taken sides in D, as adder trees: lane `l`'s bit is
+    /// Popcounts of the taken and not-taken sides in D+1, as adder trees: lane `l`'s bit is
     /// node `l`, node `L + k` adds nodes `2k` and `2k + 1`, the root is node `2L - 2`.
     pop_t: Vec<Signal<Local, Bits<8>>>,
     pop_n: Vec<Signal<Local, Bits<8>>>,
@@ -247,7 +246,6 @@ impl<const L: usize> BranchUnit<L> {
             s_recon: Default::default(),
             s_mask: Default::default(),
             s_taken: Default::default(),
-            s_major: Default::default(),
             s_group: Default::default(),
             s_target: Default::default(),
             s_first: Default::default(),
@@ -341,7 +339,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_recon.clock.next = self.clock.val();
         self.s_mask.clock.next = self.clock.val();
         self.s_taken.clock.next = self.clock.val();
-        self.s_major.clock.next = self.clock.val();
         self.s_group.clock.next = self.clock.val();
         self.s_target.clock.next = self.clock.val();
         self.s_first.clock.next = self.clock.val();
@@ -420,13 +417,17 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.keep.next = self.a_first.val().get_bits::<L>(0) & self.in_mask.val();
         self.ending.next = self.in_mask.val() & !self.keep.val();
         self.group_m.next = self.pk_group.q.val();
+        // ---------------- cycle D+1: command or fault
+        // Which side of a split is pushed first, from the registered lanes: the count and
+        // compare only steer the command's multiplexers, while in D they came after the lane
+        // comparators (on 437b47a, 11 logic levels into `s_major`).
         for l in 0..self._lanes {
             self.pop_t[l].next = self.k_zero8.val();
-            if self.taken_m.val().get_bit(l) {
+            if self.s_taken.q.val().get_bit(l) {
                 self.pop_t[l].next = self.k_one8.val();
             }
             self.pop_n[l].next = self.k_zero8.val();
-            if self.in_mask.val().get_bit(l) & !self.taken_m.val().get_bit(l) {
+            if self.s_mask.q.val().get_bit(l) & !self.s_taken.q.val().get_bit(l) {
                 self.pop_n[l].next = self.k_one8.val();
             }
         }
@@ -442,7 +443,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.major.next = self.pop_t[root].val() > self.pop_n[root].val();
         }
 
-        // ---------------- cycle D+1: command or fault
         self.br_target.next = self.s_br_target.q.val();
         self.pc4.next = self.s_pc4.q.val();
         self.not_taken.next = self.s_mask.q.val() & !self.s_taken.q.val();
@@ -500,7 +500,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
                     self.cmd_op.next = self.k_op_split.val();
                     self.cmd_rpc.next = self.rpc.val();
                     // The larger side is pushed first (a); on a tie the taken side is on top.
-                    if self.s_major.q.val() {
+                    if self.major.val() {
                         self.cmd_pc_a.next = self.br_target.val();
                         self.cmd_mask_a.next = self.s_taken.q.val();
                         self.cmd_pc_b.next = self.pc4.val();
@@ -592,7 +592,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_recon.d.next = self.s_recon.q.val();
         self.s_mask.d.next = self.s_mask.q.val();
         self.s_taken.d.next = self.s_taken.q.val();
-        self.s_major.d.next = self.s_major.q.val();
         self.s_group.d.next = self.s_group.q.val();
         self.s_target.d.next = self.s_target.q.val();
         self.s_first.d.next = self.s_first.q.val();
@@ -614,7 +613,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.s_recon.d.next = self.in_recon.val();
             self.s_mask.d.next = self.in_mask.val();
             self.s_taken.d.next = self.taken_m.val();
-            self.s_major.d.next = self.major.val();
             self.s_group.d.next = self.group_m.val();
             self.s_target.d.next = self.first_tgt.val();
             self.s_first.d.next = self.first_lane.val();

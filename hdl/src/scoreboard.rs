@@ -6,9 +6,10 @@
 //! I-buffer: `rd`, `rs1`, `rs2`, each with a valid flag), one reserve port (issue) and two
 //! release ports (writeback). Exact cycle behaviour: docs/microarch/scheduler.md.
 //!
-//! * `ok[w]` (combinational, from the registered entries only): no pending write to a source
-//!   register (RAW), none to the destination (WAW), and a free entry if the instruction writes a
-//!   register other than x0.
+//! * `ok[w]` (combinational, from the registered entries and release port 1): no pending write
+//!   to a source register (RAW), none to the destination (WAW), and a free entry if the
+//!   instruction writes a register other than x0, once this cycle's port-1 release is applied
+//!   (the SM registers `ok` before its scheduler).
 //! * `idle[w]`: warp `w` has no pending write (used to drain a warp before exit / CTA end).
 //! * Reserve (`rsv_valid`, `rsv_warp`, `rsv_rd`): at the clock edge the lowest-numbered entry of
 //!   that warp that is free in the registered state takes `rsv_rd`. Ignored for x0 or when the
@@ -16,8 +17,7 @@
 //! * Release (`rel{0,1}_valid/_warp/_rd`): at the clock edge every entry of that warp that is
 //!   valid in the registered state and holds `rd` becomes free. Two ports so that the
 //!   execution-unit writeback and the load/store writeback can retire in the same cycle.
-//! * A release takes effect at the edge: the hazard and room checks of the next cycle see the
-//!   entry free (the SM presents releases a cycle ahead, docs/microarch/sm.md); a same-cycle
+//! * A release takes effect at the edge (port 1's is already seen by this cycle's `ok`); a same-cycle
 //!   release never frees the entry a same-cycle reservation allocates
 //!   (docs/microarch/scheduler.md).
 //! * `clear[w]` (CTA launch) frees every entry of warp `w` at the edge and wins over reserve;
@@ -221,12 +221,13 @@ impl Logic for ScoreboardWarp {
             self.valid.d[e].next = self.valid.q[e].val();
             self.dst.d[e].next = self.dst.q[e].val();
         }
-        // Check: hazards and room against the registered entries only (a release takes
-        // effect at the edge: the SM presents each release the cycle before the one in which
-        // the issue check may ignore the register, so the check and the scheduler behind it
-        // start from flip-flops).
+        // Check: hazards and room against the registered entries without the one port 1
+        // releases now (the early release, driven from the SM's release register): the SM
+        // registers `ok`, so it checks the state the next cycle will have; port 0 (a
+        // writeback choice) is not looked through.
         for e in 0..self._entries {
-            self.live[e].next = self.valid.q[e].val();
+            self.live[e].next = self.valid.q[e].val()
+                & !(self.rel1.val() & (self.dst.q[e].val() == self.rel1_rd.val()));
         }
         self.raw1.next = false;
         self.raw2.next = false;
@@ -242,7 +243,7 @@ impl Logic for ScoreboardWarp {
             if self.live[e].val() & (self.dst.q[e].val() == self.rd.val()) {
                 self.waw.next = true;
             }
-            if !self.valid.q[e].val() {
+            if !self.live[e].val() {
                 self.full.next = false;
             }
         }

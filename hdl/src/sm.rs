@@ -194,6 +194,16 @@ pub struct Sm<const L: usize> {
     /// every pair of warps' slot numbers.
     w_in_cta: RegVec<Bit>,
     w_bar: RegVec<Bit>,
+    /// Per warp, registered at the end of cycle S − 1: its head passed the scoreboard check
+    /// and its own conditions (a barrier's drain, an `AtReturn` branch's idle scoreboard) and
+    /// it was not the issue stage's warp. Cycle S ANDs it with the registered state, so the
+    /// scoreboard's compares and the scheduler are in different cycles.
+    rdy_q: RegVec<Bit>,
+    /// `head_valid` one cycle ago: a head that was not there then (pushed into an empty
+    /// I-buffer) has no `rdy_q`; it may go when its warp has no write pending at all (no
+    /// compare needed), so a warp restarting after a redirect loses no cycle (`alu_mix`).
+    hv_q: RegVec<Bit>,
+    rdy_d: Vec<Signal<Local, Bit>>,
     /// A branch-unit redirect waiting for the warp's SIMT stack to finish a refill (`busy`).
     w_redir: RegVec<Bit>,
     /// A `jalr` went into the ALU `k + 1` cycles ago (`alu_latency` stages), and the lanes that
@@ -539,6 +549,9 @@ impl<const L: usize> Sm<L> {
             w_iv: RegVec::new(w),
             w_in_cta: RegVec::new(w * w),
             w_bar: RegVec::new(w),
+            rdy_q: RegVec::new(w),
+            hv_q: RegVec::new(w),
+            rdy_d: sigs(w),
             w_redir: RegVec::new(w),
             jl_flag: RegVec::new(alu_lat),
             jl_group: RegVec::new(alu_lat - 1),
@@ -729,6 +742,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.w_iv.clock.next = self.clock.val();
         self.w_in_cta.clock.next = self.clock.val();
         self.w_bar.clock.next = self.clock.val();
+        self.rdy_q.clock.next = self.clock.val();
+        self.hv_q.clock.next = self.clock.val();
         self.w_redir.clock.next = self.clock.val();
         self.jl_flag.clock.next = self.clock.val();
         self.jl_group.clock.next = self.clock.val();
@@ -883,25 +898,34 @@ impl<const L: usize> Logic for Sm<L> {
                         self.sb.chk_rs1_valid[w].next = self.dec_h[w].rs1_valid.val();
                         self.sb.chk_rs2[w].next = self.dec_h[w].rs2.val();
                         self.sb.chk_rs2_valid[w].next = self.dec_h[w].rs2_valid.val();
-                        self.ready[w].next = self.fetch.head_valid[w].val()
-                            & self.w_launched.q[w].val()
-                            & !self.w_bar.q[w].val()
-                            & !self.halted.val()
+                        self.rdy_d[w].next = self.fetch.head_valid[w].val()
                             & self.sb.ok[w].val()
-                            & self.s_open.val()
                             & !(self.iss_valid.q[0].val()
                                 & (self.iss_warp.q[0].val() == self.k_wid[w].val()));
                         // A barrier waits until the warp's earlier instructions have completed.
                         if self.dec_h[w].is_bar.val() & self.w_busy[w].val() {
-                            self.ready[w].next = false;
+                            self.rdy_d[w].next = false;
                         }
                         // AtReturn reads x1 as a third source: wait until nothing is pending.
                         if self.dec_h[w].is_branch.val()
                             & (self.fetch.head_kind[w].val() == self.k_kind_ret.val())
                             & !self.sb.idle[w].val()
                         {
-                            self.ready[w].next = false;
+                            self.rdy_d[w].next = false;
                         }
+                        self.rdy_q.d[w].next = self.rdy_d[w].val() & !self.reset.val();
+                        self.hv_q.d[w].next = self.fetch.head_valid[w].val() & !self.reset.val();
+                        self.ready[w].next = (self.rdy_q.q[w].val()
+                            | (!self.hv_q.q[w].val()
+                                & self.sb.idle[w].val()
+                                & !self.dec_h[w].is_bar.val()))
+                            & self.fetch.head_valid[w].val()
+                            & self.w_launched.q[w].val()
+                            & !self.w_bar.q[w].val()
+                            & !self.halted.val()
+                            & self.s_open.val()
+                            & !(self.iss_valid.q[0].val()
+                                & (self.iss_warp.q[0].val() == self.k_wid[w].val()));
                         self.sched.ready[w].next = self.ready[w].val();
                         self.pk_ready.d[w].next = self.ready[w].val();
                         self.pk_long.d[w].next = !self.w_launched.q[w].val()

@@ -43,7 +43,9 @@ pub struct ScoreboardInputs {
 /// Outputs of one cycle.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScoreboardOutputs {
-    /// Per warp: no RAW or WAW hazard, and an entry for the destination if one is needed.
+    /// Per warp: no RAW or WAW hazard, and an entry for the destination if one is needed, in
+    /// the state after this cycle's release on port 1 (the early release: the SM registers
+    /// `ok` before its scheduler, so it reads the state of the next cycle).
     pub ok: Vec<bool>,
     /// Per warp: no pending write.
     pub idle: Vec<bool>,
@@ -82,9 +84,13 @@ impl Scoreboard {
     }
 
     /// Whether `warp`'s instruction `req` may issue in the current state (the state at the
-    /// start of the cycle: a release takes effect at the clock edge).
-    pub fn check(&self, warp: usize, req: &CheckRequest) -> bool {
-        let p = &self.pending[warp];
+    /// start of the cycle) without the pending write of register `released`, if any.
+    pub fn check(&self, warp: usize, req: &CheckRequest, released: Option<u8>) -> bool {
+        let p: Vec<u8> = self.pending[warp]
+            .iter()
+            .copied()
+            .filter(|&r| Some(r) != released)
+            .collect();
         let busy = |r: Option<u8>| r.is_some_and(|r| p.contains(&(r & 31)));
         let needs_entry = req.rd.is_some_and(|r| r & 31 != 0);
         let raw = busy(req.rs1) || busy(req.rs2);
@@ -98,7 +104,12 @@ impl Scoreboard {
         let warps = self.warps();
         let out = ScoreboardOutputs {
             ok: (0..warps)
-                .map(|w| self.check(w, &inp.check.get(w).copied().unwrap_or_default()))
+                .map(|w| {
+                    let released = inp.release[1]
+                        .filter(|x| x.warp as usize == w)
+                        .map(|x| x.rd & 31);
+                    self.check(w, &inp.check.get(w).copied().unwrap_or_default(), released)
+                })
                 .collect(),
             idle: self.pending.iter().map(Vec::is_empty).collect(),
         };
@@ -155,11 +166,14 @@ mod tests {
         let mut sb = Scoreboard::with_size(2, 4);
         reserve(&mut sb, 1, 5);
         assert_eq!(sb.pending(1), &[5]);
-        assert!(!sb.check(1, &chk(None, Some(5), None)), "RAW on rs1");
-        assert!(!sb.check(1, &chk(None, None, Some(5))), "RAW on rs2");
-        assert!(!sb.check(1, &chk(Some(5), None, None)), "WAW");
-        assert!(sb.check(1, &chk(Some(6), Some(7), Some(8))));
-        assert!(sb.check(0, &chk(Some(5), Some(5), Some(5))), "other warp");
+        assert!(!sb.check(1, &chk(None, Some(5), None), None), "RAW on rs1");
+        assert!(!sb.check(1, &chk(None, None, Some(5)), None), "RAW on rs2");
+        assert!(!sb.check(1, &chk(Some(5), None, None), None), "WAW");
+        assert!(sb.check(1, &chk(Some(6), Some(7), Some(8)), None));
+        assert!(
+            sb.check(0, &chk(Some(5), Some(5), Some(5)), None),
+            "other warp"
+        );
         // Release: it takes effect at the edge; in the release cycle the hazard checks and
         // `idle` still see the register.
         let out = sb.step(&ScoreboardInputs {
@@ -169,8 +183,40 @@ mod tests {
         });
         assert_eq!(out.ok, vec![true, false]);
         assert_eq!(out.idle, vec![true, false]);
-        assert!(sb.check(1, &chk(None, Some(5), None)));
+        assert!(sb.check(1, &chk(None, Some(5), None), None));
         assert!(idle_step(&mut sb).idle.iter().all(|&i| i));
+    }
+
+    #[test]
+    fn ok_sees_the_early_release_of_its_cycle() {
+        let mut sb = Scoreboard::with_size(2, 1);
+        reserve(&mut sb, 0, 5);
+        // Port 1 (early release) frees the register for `ok` in its own cycle (RAW and room),
+        // `idle` and the other port only from the next cycle; other warps are not affected.
+        let req = chk(Some(6), Some(5), None);
+        let out = sb.step(&ScoreboardInputs {
+            check: vec![req, req],
+            release: [None, Some(RegWrite { warp: 0, rd: 5 })],
+            ..Default::default()
+        });
+        assert_eq!(out.ok, vec![true, true]);
+        assert_eq!(out.idle, vec![false, true]);
+        reserve(&mut sb, 0, 5);
+        let out = sb.step(&ScoreboardInputs {
+            check: vec![req, req],
+            release: [Some(RegWrite { warp: 0, rd: 5 }), None],
+            ..Default::default()
+        });
+        assert_eq!(out.ok, vec![false, true]);
+        assert!(sb.check(0, &req, None));
+        // A release of another register of the warp frees nothing the check needs.
+        reserve(&mut sb, 0, 5);
+        let out = sb.step(&ScoreboardInputs {
+            check: vec![chk(None, Some(5), None)],
+            release: [None, Some(RegWrite { warp: 0, rd: 7 })],
+            ..Default::default()
+        });
+        assert!(!out.ok[0]);
     }
 
     #[test]
@@ -180,12 +226,12 @@ mod tests {
         reserve(&mut sb, 0, 2);
         reserve(&mut sb, 0, 3); // no room: dropped
         assert_eq!(sb.pending(0), &[1, 2]);
-        assert!(!sb.check(0, &chk(Some(9), None, None)));
+        assert!(!sb.check(0, &chk(Some(9), None, None), None));
         assert!(
-            sb.check(0, &chk(Some(0), Some(9), None)),
+            sb.check(0, &chk(Some(0), Some(9), None), None),
             "x0 needs no entry"
         );
-        assert!(sb.check(0, &chk(None, Some(9), Some(10))));
+        assert!(sb.check(0, &chk(None, Some(9), Some(10)), None));
         // Release and reserve in the same cycle while full: the reservation is dropped.
         sb.step(&ScoreboardInputs {
             reserve: Some(RegWrite { warp: 0, rd: 7 }),
