@@ -10,7 +10,7 @@
 //!   while the instruction is in the unit (the SM writes the link only for them, at the ALU's
 //!   writeback).
 //! * Cycle D+1: the stack command (or a fault) for the instruction (a split's larger side,
-//!   counted from the registered lanes, is pushed first); `wf.tmc` that ends some
+//!   from the sides' counts registered in D, is pushed first); `wf.tmc` that ends some
 //!   threads and keeps others takes a second command cycle (exit, then set PC).
 //! * The cycle after the last command: `redirect_valid` / `redirect_warp`, so the SM restarts
 //!   the warp's fetch at its settled TOS PC (when the stack is not empty).
@@ -93,6 +93,9 @@ pub struct BranchUnit<const L: usize> {
     s_recon: DFF<Bits<32>>,
     s_mask: DFF<Bits<L>>,
     s_taken: DFF<Bits<L>>,
+    /// Taken and not-taken lane counts (which side of a split is pushed first).
+    s_pop_t: DFF<Bits<8>>,
+    s_pop_n: DFF<Bits<8>>,
     s_group: DFF<Bits<L>>,
     s_target: DFF<Bits<32>>,
     s_first: DFF<Bits<8>>,
@@ -140,12 +143,14 @@ pub struct BranchUnit<const L: usize> {
     /// not behind the lowest lane's multiplexer (on 03964da, the mux and the compare after it
     /// were `tiny`'s critical path, docs/fpga.md).
     same_first: Vec<Signal<Local, Bit>>,
-    /// Popcounts of the taken and not-taken sides in D+1, as adder trees: lane `l`'s bit is
+    /// Popcounts of the taken and not-taken sides in D, as adder trees: lane `l`'s bit is
     /// node `l`, node `L + k` adds nodes `2k` and `2k + 1`, the root is node `2L - 2`.
     pop_t: Vec<Signal<Local, Bits<8>>>,
     pop_n: Vec<Signal<Local, Bits<8>>>,
     /// More lanes take the branch than do not (which side of a split is pushed first).
     major: Signal<Local, Bit>,
+    pop_t_root: Signal<Local, Bits<8>>,
+    pop_n_root: Signal<Local, Bits<8>>,
     not_taken: Signal<Local, Bits<L>>,
     br_target: Signal<Local, Bits<32>>,
     pc4: Signal<Local, Bits<32>>,
@@ -246,6 +251,8 @@ impl<const L: usize> BranchUnit<L> {
             s_recon: Default::default(),
             s_mask: Default::default(),
             s_taken: Default::default(),
+            s_pop_t: Default::default(),
+            s_pop_n: Default::default(),
             s_group: Default::default(),
             s_target: Default::default(),
             s_first: Default::default(),
@@ -282,6 +289,8 @@ impl<const L: usize> BranchUnit<L> {
             pop_t: sigs(2 * L - 1),
             pop_n: sigs(2 * L - 1),
             major: Default::default(),
+            pop_t_root: Default::default(),
+            pop_n_root: Default::default(),
             not_taken: Default::default(),
             br_target: Default::default(),
             pc4: Default::default(),
@@ -339,6 +348,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_recon.clock.next = self.clock.val();
         self.s_mask.clock.next = self.clock.val();
         self.s_taken.clock.next = self.clock.val();
+        self.s_pop_t.clock.next = self.clock.val();
+        self.s_pop_n.clock.next = self.clock.val();
         self.s_group.clock.next = self.clock.val();
         self.s_target.clock.next = self.clock.val();
         self.s_first.clock.next = self.clock.val();
@@ -417,17 +428,13 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.keep.next = self.a_first.val().get_bits::<L>(0) & self.in_mask.val();
         self.ending.next = self.in_mask.val() & !self.keep.val();
         self.group_m.next = self.pk_group.q.val();
-        // ---------------- cycle D+1: command or fault
-        // Which side of a split is pushed first, from the registered lanes: the count and
-        // compare only steer the command's multiplexers, while in D they came after the lane
-        // comparators (on 437b47a, 11 logic levels into `s_major`).
         for l in 0..self._lanes {
             self.pop_t[l].next = self.k_zero8.val();
-            if self.s_taken.q.val().get_bit(l) {
+            if self.taken_m.val().get_bit(l) {
                 self.pop_t[l].next = self.k_one8.val();
             }
             self.pop_n[l].next = self.k_zero8.val();
-            if self.s_mask.q.val().get_bit(l) & !self.s_taken.q.val().get_bit(l) {
+            if self.in_mask.val().get_bit(l) & !self.taken_m.val().get_bit(l) {
                 self.pop_n[l].next = self.k_one8.val();
             }
         }
@@ -438,11 +445,17 @@ impl<const L: usize> Logic for BranchUnit<L> {
                 self.pop_n[base + n].next = self.pop_n[2 * n].val() + self.pop_n[2 * n + 1].val();
             }
         }
-        self.major.next = false;
+        // The sides' counts are registered and compared in D+1: in D the compare after the
+        // lane comparators and the count was 11 logic levels (`s_major` on 437b47a), and the
+        // whole count in D+1 as many into the stack port (2324c9b).
         for root in (2 * self._lanes - 2)..(2 * self._lanes - 1) {
-            self.major.next = self.pop_t[root].val() > self.pop_n[root].val();
+            self.pop_t_root.next = self.pop_t[root].val();
+            self.pop_n_root.next = self.pop_n[root].val();
         }
 
+        // ---------------- cycle D+1: command or fault
+        // Which side of a split is pushed first: the sides' counts were registered in D.
+        self.major.next = self.s_pop_t.q.val() > self.s_pop_n.q.val();
         self.br_target.next = self.s_br_target.q.val();
         self.pc4.next = self.s_pc4.q.val();
         self.not_taken.next = self.s_mask.q.val() & !self.s_taken.q.val();
@@ -592,6 +605,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_recon.d.next = self.s_recon.q.val();
         self.s_mask.d.next = self.s_mask.q.val();
         self.s_taken.d.next = self.s_taken.q.val();
+        self.s_pop_t.d.next = self.s_pop_t.q.val();
+        self.s_pop_n.d.next = self.s_pop_n.q.val();
         self.s_group.d.next = self.s_group.q.val();
         self.s_target.d.next = self.s_target.q.val();
         self.s_first.d.next = self.s_first.q.val();
@@ -613,6 +628,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.s_recon.d.next = self.in_recon.val();
             self.s_mask.d.next = self.in_mask.val();
             self.s_taken.d.next = self.taken_m.val();
+            self.s_pop_t.d.next = self.pop_t_root.val();
+            self.s_pop_n.d.next = self.pop_n_root.val();
             self.s_group.d.next = self.group_m.val();
             self.s_target.d.next = self.first_tgt.val();
             self.s_first.d.next = self.first_lane.val();
