@@ -24,7 +24,7 @@ use warpforge_isa::{sidecar_kind, FaultCause};
 
 use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::simt_stack::{OP_EXIT, OP_NOP, OP_SET_PC, OP_SPLIT, RPC_NONE};
-use crate::BitPack;
+use crate::{BitPack, Unused};
 
 /// `fault_lane` when a fault names no lane.
 pub const NO_LANE: u64 = 0xff;
@@ -135,6 +135,8 @@ pub struct BranchUnit<const L: usize> {
     first_tgt: Signal<Local, Bits<32>>,
     first_lane: Signal<Local, Bits<8>>,
     a_first: Signal<Local, Bits<32>>,
+    /// `a_first` above the lane bits a `wf.tmc` reads (lint: read, then removed by synthesis).
+    a_first_rest: Unused<Bits<32>>,
     ra_first: Signal<Local, Bits<32>>,
     taken_m: Signal<Local, Bits<L>>,
     group_m: Signal<Local, Bits<L>>,
@@ -282,6 +284,7 @@ impl<const L: usize> BranchUnit<L> {
             first_tgt: Default::default(),
             first_lane: Default::default(),
             a_first: Default::default(),
+            a_first_rest: Unused::new(1),
             ra_first: Default::default(),
             taken_m: Default::default(),
             group_m: Default::default(),
@@ -408,6 +411,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
         }
         self.first_tgt.next = self.first_mux.q[0].val();
         self.a_first.next = self.first_mux.q[1].val();
+        self.a_first_rest.d[0].next = self.a_first.val();
         self.ra_first.next = self.first_mux.q[2].val();
         self.first_lane.next = self.first_num.q[0].val();
         if !self.first_pick.any[0].val() {
