@@ -99,8 +99,8 @@ pub struct BranchUnit<const L: usize> {
     s_group: DFF<Bits<L>>,
     s_target: DFF<Bits<32>>,
     s_first: DFF<Bits<8>>,
-    /// A `wf.tmc`'s ending lanes (active, lowest active lane's `rs1` bit 0) and whether it
-    /// also keeps some (two command cycles): decided in D so `done` (and the dispatch check
+    /// A `wf.tmc`'s ending lanes (active lanes outside the lowest active lane's `rs1`) and
+    /// whether it also keeps some (two command cycles): decided in D so `done` (and the dispatch check
     /// that reads `finishing`) starts from flip-flops.
     s_ending: DFF<Bits<L>>,
     s_ends_some: DFF<Bit>,
@@ -284,7 +284,7 @@ impl<const L: usize> BranchUnit<L> {
             first_tgt: Default::default(),
             first_lane: Default::default(),
             a_first: Default::default(),
-            a_first_rest: Unused::new(1),
+            a_first_rest: Default::default(),
             ra_first: Default::default(),
             taken_m: Default::default(),
             group_m: Default::default(),

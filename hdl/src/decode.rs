@@ -737,7 +737,7 @@ impl Logic for HeadFields {
 
 /// [`HeadFields`] read back from a word and its stored [`HeadFields::issue_bits`] flags: wiring
 /// only, so the issue checks start from flip-flops (docs/microarch/fetch.md).
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct StoredHeadFields {
     pub word: Signal<In, Bits<32>>,
     pub issue_bits: Signal<In, Bits<HEAD_PACKED_BITS>>,
@@ -756,29 +756,6 @@ pub struct StoredHeadFields {
     pub is_control: Signal<Out, Bit>,
     /// The word's other bits (lint sink, removed by synthesis).
     word_rest: Unused<Bits<32>>,
-}
-
-impl Default for StoredHeadFields {
-    fn default() -> Self {
-        StoredHeadFields {
-            word: Default::default(),
-            issue_bits: Default::default(),
-            rd: Default::default(),
-            rd_valid: Default::default(),
-            rs1: Default::default(),
-            rs1_valid: Default::default(),
-            rs2: Default::default(),
-            rs2_valid: Default::default(),
-            is_bar: Default::default(),
-            is_branch: Default::default(),
-            to_alu: Default::default(),
-            to_mul: Default::default(),
-            to_div: Default::default(),
-            to_lsu: Default::default(),
-            is_control: Default::default(),
-            word_rest: Unused::new(1),
-        }
-    }
 }
 
 impl Logic for StoredHeadFields {

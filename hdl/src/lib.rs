@@ -180,6 +180,13 @@ pub struct Unused<T: Synth> {
     pub d: Vec<Signal<In, T>>,
 }
 
+/// One sink (the common case: a field of a block that derives `Default`).
+impl<T: Synth> Default for Unused<T> {
+    fn default() -> Self {
+        Self::new(1)
+    }
+}
+
 impl<T: Synth> Unused<T> {
     pub fn new(n: usize) -> Self {
         assert!(n >= 1, "an empty Unused sink");
