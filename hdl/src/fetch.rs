@@ -261,7 +261,10 @@ pub struct Fetch {
     fpc: RegVec<Bits<32>>,
     en: RegVec<Bit>,
     fl: RegVec<Bit>,
-    /// Length 1: the warp chosen last (round-robin pointer; W-1 after reset).
+    /// Per warp, one-hot or none: the candidate, the warp whose fetch PC is read this cycle
+    /// (chosen at the end of the previous cycle).
+    cand: RegVec<Bit>,
+    /// Length 1: the warp chosen last as candidate (round-robin pointer; W-1 after reset).
     last: RegVec<WarpId>,
     /// Length 1: PC and out-of-range flag of the read in flight.
     rd_pc: RegVec<Bits<32>>,
@@ -301,6 +304,8 @@ pub struct Fetch {
     pre_unused32: Unused<Bits<32>>,
     pre_h_unused5: Unused<Bits<5>>,
     pre_h_unused10: Unused<Bits<HEAD_PACKED_BITS>>,
+    /// The candidate choice's "any" (the candidate register is one-hot or zero already).
+    rr_any_unused: Unused<Bit>,
 
     wid: Vec<Constant<WarpId>>,
     /// `w · E2`: warp `w`'s first ring slot.
@@ -321,7 +326,16 @@ pub struct Fetch {
     plain_op: Vec<Constant<Bits<7>>>,
 
     // Combinational locals.
+    /// `[w]`: warp `w` may be the next cycle's candidate.
     elig: Vec<Signal<Local, Bit>>,
+    /// `[w]`: warp `w`'s I-buffer has room next cycle, counted without this cycle's pop.
+    room: Vec<Signal<Local, Bit>>,
+    /// `[w]`: warp `w`'s read is in flight next cycle.
+    fl_n: Vec<Signal<Local, Bit>>,
+    /// `E ≥ 2`; and `max(E, 2) − 2`, the entry that must be free when a push arrives.
+    two_plus: Constant<Bit>,
+    _room2: usize,
+    /// `[w]`: warp `w` is fetched this cycle (its candidate, still fetching).
     pick: Vec<Signal<Local, Bit>>,
     found: Signal<Local, Bit>,
     sel: Signal<Local, WarpId>,
@@ -409,6 +423,7 @@ impl Fetch {
             fpc: RegVec::new(warps),
             en: RegVec::new(warps),
             fl: RegVec::new(warps),
+            cand: RegVec::new(warps),
             last: RegVec::new(1),
             rd_pc: RegVec::new(1),
             rd_fault: RegVec::new(1),
@@ -436,6 +451,7 @@ impl Fetch {
             pre_unused32: Unused::new(1),
             pre_h_unused5: Unused::new(3),
             pre_h_unused10: Unused::new(1),
+            rr_any_unused: Unused::new(1),
             bends: RegVec::new(n),
             wid: (0..warps)
                 .map(|w| Constant::new((w as u64).into()))
@@ -456,6 +472,10 @@ impl Fetch {
                 .map(|&o| Constant::new((o as u64).into()))
                 .collect(),
             elig: vec_of(warps),
+            room: vec_of(warps),
+            fl_n: vec_of(warps),
+            two_plus: Constant::new(depth >= 2),
+            _room2: depth.max(2) - 2,
             pick: vec_of(warps),
             found: Default::default(),
             sel: Default::default(),
@@ -492,6 +512,7 @@ impl Logic for Fetch {
         self.fpc.clock.next = self.clock.val();
         self.en.clock.next = self.clock.val();
         self.fl.clock.next = self.clock.val();
+        self.cand.clock.next = self.clock.val();
         self.last.clock.next = self.clock.val();
         self.rd_pc.clock.next = self.clock.val();
         self.rd_fault.clock.next = self.clock.val();
@@ -544,12 +565,54 @@ impl Logic for Fetch {
         self.pre_h_unused5.d[2].next = self.pre_h.rs2.val();
         self.pre_h_unused10.d[0].next = self.pre_h.issue_bits.val();
 
-        // ---- cycle c: choose a warp (round-robin after `last`) and read its fetch PC ----
+        // ---- cycle c: read the candidate's fetch PC (chosen at the end of c - 1) ----
+        // The candidate is a register, so the memory's address is one one-hot multiplexer
+        // after flip-flops; the read enable is constant (an unrequested word is never pushed).
+        // A candidate whose warp stopped at the edge (its block ended, or reset) is dropped.
+        self.found.next = false;
+        self.out_of_range.next = false;
+        for w in 0..self._warps {
+            self.pick[w].next = self.cand.q[w].val() & self.en.q[w].val();
+            if self.pick[w].val() {
+                self.found.next = true;
+            }
+            self.pc_ok[w].next = (self.fpc.q[w].val() & self.pc_high.val()) == self.zero32.val();
+            self.sel_mux.sel[w].next = self.pick[w].val();
+            self.sel_mux.d[w].next = self.wid[w].val();
+            self.pc_mux.sel[w].next = self.cand.q[w].val();
+            self.pc_mux.d[w].next = self.fpc.q[w].val();
+            if self.cand.q[w].val() & !self.pc_ok[w].val() {
+                self.out_of_range.next = true;
+            }
+        }
+        self.sel.next = self.sel_mux.q[0].val();
+        self.sel_pc.next = self.pc_mux.q[0].val();
+        self.imem.read_enable.next = true;
+        self.imem.read_pc.next = self.sel_pc.val();
+        self.ev_fetch.next = self.found.val();
+        self.ev_fetch_warp.next = self.sel.val();
+        self.rd_pc.d[0].next = self.sel_pc.val();
+        self.rd_fault.d[0].next = self.out_of_range.val();
+
+        // ---- end of cycle c: choose the candidate of c + 1 (round-robin after `last`) ----
+        // Eligible next cycle: fetching after this edge (a redirect starts it; an arriving
+        // block end is not looked at: such a candidate is dropped next cycle), no read in
+        // flight after this edge, and room counted without this cycle's pop.
         for e in self._depth..(self._depth + 1) {
             for w in 0..self._warps {
-                // Room: the last entry of the (thermometer-coded) I-buffer is free.
-                self.elig[w].next =
-                    self.en.q[w].val() & (!self.fl.q[w].val()) & (!self.bv.q[w * e + e - 1].val());
+                self.room[w].next = !self.bv.q[w * e + e - 1].val();
+                // This cycle's push takes an entry: room needs two free (none when E = 1).
+                for k in self._room2..(self._room2 + 1) {
+                    if self.fl.q[w].val() {
+                        self.room[w].next = !self.bv.q[w * e + k].val() & self.two_plus.val();
+                    }
+                }
+                self.fl_n[w].next =
+                    self.pick[w].val() & (!self.redirect[w].val()) & (!self.reset.val());
+                self.elig[w].next = (self.en.q[w].val() | self.redirect[w].val())
+                    & (!self.reset.val())
+                    & (!self.fl_n[w].val())
+                    & self.room[w].val();
                 self.rr_pick.req[w].next = self.elig[w].val();
                 self.rr_pick.from[w].next = false;
             }
@@ -559,30 +622,13 @@ impl Logic for Fetch {
         for w in self._one..self._warps {
             self.rr_pick.from[w].next = self.wid[w].val() > self.last.q[0].val();
         }
-        self.found.next = self.rr_pick.any[0].val();
-        self.out_of_range.next = false;
-        for w in 0..self._warps {
-            self.pick[w].next = self.rr_pick.grant[w].val();
-            self.pc_ok[w].next = (self.fpc.q[w].val() & self.pc_high.val()) == self.zero32.val();
-            self.sel_mux.sel[w].next = self.pick[w].val();
-            self.sel_mux.d[w].next = self.wid[w].val();
-            self.pc_mux.sel[w].next = self.pick[w].val();
-            self.pc_mux.d[w].next = self.fpc.q[w].val();
-            if self.pick[w].val() & !self.pc_ok[w].val() {
-                self.out_of_range.next = true;
-            }
-        }
-        self.sel.next = self.sel_mux.q[0].val();
-        self.sel_pc.next = self.pc_mux.q[0].val();
-        self.imem.read_enable.next = self.found.val() & !self.out_of_range.val();
-        self.imem.read_pc.next = self.sel_pc.val();
-        self.ev_fetch.next = self.found.val();
-        self.ev_fetch_warp.next = self.sel.val();
-        self.rd_pc.d[0].next = self.sel_pc.val();
-        self.rd_fault.d[0].next = self.out_of_range.val();
+        self.rr_any_unused.d[0].next = self.rr_pick.any[0].val();
         self.last.d[0].next = self.last.q[0].val();
-        if self.found.val() {
-            self.last.d[0].next = self.sel.val();
+        for w in 0..self._warps {
+            self.cand.d[w].next = self.rr_pick.grant[w].val();
+            if self.rr_pick.grant[w].val() {
+                self.last.d[0].next = self.wid[w].val();
+            }
         }
         if self.reset.val() {
             self.last.d[0].next = self.last_init.val();
@@ -652,8 +698,7 @@ impl Logic for Fetch {
                 self.en.d[w].next = true;
             }
             // A redirect of the chosen warp cancels its read.
-            self.fl.d[w].next =
-                self.pick[w].val() & (!self.redirect[w].val()) & (!self.reset.val());
+            self.fl.d[w].next = self.fl_n[w].val();
             if self.reset.val() {
                 self.en.d[w].next = false;
             }

@@ -236,6 +236,13 @@ pub struct Sm<const L: usize> {
     iss_warp: RegVec<Bits<6>>,
     /// Room for one more CTA (warp slots, shared memory), registered.
     room_q: RegVec<Bit>,
+    /// The CTA room check's counts and free slot, registered before their multiplies
+    /// (docs/microarch/sm.md, "CTA launch"): resident CTAs, free warps, the first free CTA
+    /// slot (two cycles deep: `[0]` a cycle old, `[1]` two) and that slot's shared-memory base.
+    res_q: RegVec<Bits<8>>,
+    free_q: RegVec<Bits<8>>,
+    jf_q: RegVec<Bits<6>>,
+    base_q: RegVec<Bits<32>>,
     // ---- CTA launch
     // ---- fault and counters
 
@@ -569,6 +576,10 @@ impl<const L: usize> Sm<L> {
             iss_valid: RegVec::new(1),
             iss_warp: RegVec::new(1),
             room_q: RegVec::new(1),
+            res_q: RegVec::new(1),
+            free_q: RegVec::new(1),
+            jf_q: RegVec::new(2),
+            base_q: RegVec::new(1),
             halted: Default::default(),
             w_busy: sigs(w),
             w_live: sigs(w),
@@ -760,6 +771,10 @@ impl<const L: usize> Logic for Sm<L> {
         self.iss_valid.clock.next = self.clock.val();
         self.iss_warp.clock.next = self.clock.val();
         self.room_q.clock.next = self.clock.val();
+        self.res_q.clock.next = self.clock.val();
+        self.free_q.clock.next = self.clock.val();
+        self.jf_q.clock.next = self.clock.val();
+        self.base_q.clock.next = self.clock.val();
         self.fetch.reset.next = self.reset.val();
         self.sb.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
@@ -842,26 +857,32 @@ impl<const L: usize> Logic for Sm<L> {
                             self.j_free.next = self.k_wid[j].val();
                         }
                     }
-                    self.pk_j16.d[0].next = self.j_free.val();
+                    self.jf_q.d[0].next = self.j_free.val();
+                    self.jf_q.d[1].next = self.jf_q.q[0].val();
+                    self.pk_j16.d[0].next = self.jf_q.q[0].val();
                     // Regions of round4(shared) bytes; room while (resident + 1) regions fit.
                     self.smem_need.next =
                         (self.k_shared.val() + self.k_three.val()) & self.k_not3.val();
                     self.need16.next = self.smem_need.val().get_bits::<16>(0);
-                    self.pk_res16.d[0].next = self.res_cnt.val();
+                    self.res_q.d[0].next = self.res_cnt.val();
+                    self.free_q.d[0].next = self.free_all.val();
+                    self.pk_res16.d[0].next = self.res_q.q[0].val();
                     self.res1.next = self.pk_res16.q.val() + self.k_one16.val();
                     self.j16.next = self.pk_j16.q.val();
                     self.smem_top.next = self.res1.val() * self.need16.val();
-                    self.smem_base.next = self.j16.val() * self.need16.val();
-                    // Warp slots and shared memory for one more CTA, from last cycle's state
-                    // (a register: the counting and the multiply stay out of the cycle that
-                    // decides dispatch). An accepted CTA makes the launch sequencer busy for
-                    // longer than the register lags, so it cannot be accepted twice.
-                    self.room_q.d[0].next = (self.free_all.val() >= self.cta_warps8.val())
+                    self.base_q.d[0].next = self.j16.val() * self.need16.val();
+                    self.smem_base.next = self.base_q.q[0].val();
+                    // Warp slots and shared memory for one more CTA, from the state two cycles
+                    // back (the counts are registered, then the multiply and the compares:
+                    // neither stays in the cycle that decides dispatch). An accepted CTA keeps
+                    // the launch sequencer busy for at least three cycles, longer than the
+                    // registers lag, so it cannot be accepted twice or given a taken slot.
+                    self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
                         & (self.smem_top.val() <= self.k_smem_bytes.val());
                     if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
                         // 64 KiB or more: only as the SM's only CTA.
-                        self.room_q.d[0].next = (self.free_all.val() >= self.cta_warps8.val())
-                            & (self.res_cnt.val() == self.k_zero8.val())
+                        self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
+                            & (self.res_q.q[0].val() == self.k_zero8.val())
                             & (self.smem_need.val() <= self.k_smem_bytes.val());
                     }
                     self.room.next = self.launch.idle.val()
@@ -1527,7 +1548,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.launch.accept.next = self.cta_go.val();
                     self.launch.cta_id.next = self.cta_id.val();
                     self.launch.cta_gtid0.next = self.cta_gtid0.val();
-                    self.launch.cta_slot.next = self.j_free.val();
+                    self.launch.cta_slot.next = self.jf_q.q[1].val();
                     self.launch.ntid.next = self.k_ntid.val();
                     self.launch.cta_warps.next = self.k_cta_warps.val();
                     self.launch.clear_busy.next = self.lsu.clear_busy.val();
@@ -1678,7 +1699,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.c_valid.d[j].next = self.c_valid.q[j].val() & !self.cta_done[j].val();
                         self.c_launching.d[j].next = self.c_launching.q[j].val();
                         self.c_base.d[j].next = self.c_base.q[j].val();
-                        if self.cta_go.val() & (self.j_free.val() == self.k_wid[j].val()) {
+                        if self.cta_go.val() & (self.jf_q.q[1].val() == self.k_wid[j].val()) {
                             self.c_valid.d[j].next = true;
                             self.c_launching.d[j].next = true;
                             self.c_base.d[j].next = self.smem_base.val();

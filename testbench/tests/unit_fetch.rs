@@ -208,7 +208,10 @@ struct FetchRef {
     enabled: Vec<bool>,
     inflight: Option<InFlight>,
     ibuf: Vec<VecDeque<Entry>>,
-    /// The warp chosen last (round-robin pointer).
+    /// The candidate: the warp whose fetch PC is read this cycle if it is still fetching
+    /// (chosen at the end of the previous cycle).
+    cand: Option<usize>,
+    /// The warp chosen last as candidate (round-robin pointer).
     last: usize,
 }
 
@@ -226,6 +229,7 @@ impl FetchRef {
             enabled: vec![false; warps],
             inflight: None,
             ibuf: vec![VecDeque::new(); warps],
+            cand: None,
             last: warps - 1,
         }
     }
@@ -234,15 +238,28 @@ impl FetchRef {
         self.inflight.is_some_and(|f| f.warp == w)
     }
 
-    fn eligible(&self, w: usize) -> bool {
-        self.enabled[w] && !self.in_flight(w) && self.ibuf[w].len() < self.depth
+    /// The warp fetched in the current state: the candidate, unless it stopped fetching.
+    fn choice(&self) -> Option<usize> {
+        self.cand.filter(|&w| self.enabled[w])
     }
 
-    /// The warp fetch chooses in the current state.
-    fn choice(&self) -> Option<usize> {
+    /// The next cycle's candidate, from this cycle's state and inputs (docs/microarch/fetch.md,
+    /// "Selection"): fetching after the edge ignoring an arriving block end, no read in flight
+    /// after the edge, and room counted with this cycle's push but without its pop.
+    fn next_candidate(&self, inp: &Inputs, fetched: Option<usize>) -> Option<usize> {
+        if inp.reset {
+            return None;
+        }
+        let redirected = |w: usize| inp.redirect.get(w).copied().flatten().is_some();
+        let eligible = |w: usize| {
+            let fetching = self.enabled[w] || redirected(w);
+            let in_flight_next = fetched == Some(w) && !redirected(w);
+            let occupancy = self.ibuf[w].len() + usize::from(self.in_flight(w));
+            fetching && !in_flight_next && occupancy < self.depth
+        };
         (1..=self.warps)
             .map(|k| (self.last + k) % self.warps)
-            .find(|&w| self.eligible(w))
+            .find(|&w| eligible(w))
     }
 
     /// The outputs of the current state. Only warp `read`'s head shows its PC and sidecar
@@ -264,6 +281,7 @@ impl FetchRef {
     /// One cycle: the outputs of the cycle, then the state after its clock edge.
     fn step(&mut self, inp: &Inputs) -> Outputs {
         let out = self.outputs(inp.read);
+        let next = self.next_candidate(inp, out.fetch);
         let nwords = self.words.len();
         // Cycle c: the read of the chosen warp (the memory before this cycle's load).
         let read = out.fetch.map(|w| {
@@ -316,7 +334,8 @@ impl FetchRef {
         }
         // A redirect of the chosen warp cancels its read.
         self.inflight = read.filter(|r| inp.redirect.get(r.warp).copied().flatten().is_none());
-        if let Some(w) = out.fetch {
+        self.cand = next;
+        if let Some(w) = next {
             self.last = w;
         }
         if let Some((a, word, recon)) = inp.load {
@@ -1235,11 +1254,15 @@ fn round_robin_order() {
         "round-robin from warp 0"
     );
     // Pops of warps 2 then 0: warp 2 fetches first (after warp 3, the last chosen), then 0.
+    // A pop makes room for the candidate chosen at the end of the next cycle, so each fetch
+    // comes two cycles after its pop.
     let mut inp = b.inputs();
     inp.pop = Some(2);
     assert_eq!(b.step(inp).fetch, None);
     let mut inp = b.inputs();
     inp.pop = Some(0);
+    assert_eq!(b.step(inp).fetch, None, "the pop of this cycle is not counted yet");
+    let inp = b.inputs();
     assert_eq!(b.step(inp).fetch, Some(2));
     let inp = b.inputs();
     assert_eq!(b.step(inp).fetch, Some(0));
