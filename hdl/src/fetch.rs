@@ -264,7 +264,8 @@ pub struct Fetch {
     /// Per warp, one-hot or none: the candidate, the warp whose fetch PC is read this cycle
     /// (chosen at the end of the previous cycle).
     cand: RegVec<Bit>,
-    /// Length 1: the warp chosen last as candidate (round-robin pointer; W-1 after reset).
+    /// Length 1: the warp of the last candidate before `cand` (W-1 after reset); the
+    /// round-robin pointer is `cand`'s warp, or this when there is no candidate.
     last: RegVec<WarpId>,
     /// Length 1: PC and out-of-range flag of the read in flight.
     rd_pc: RegVec<Bits<32>>,
@@ -304,7 +305,8 @@ pub struct Fetch {
     pre_unused32: Unused<Bits<32>>,
     pre_h_unused5: Unused<Bits<5>>,
     pre_h_unused10: Unused<Bits<HEAD_PACKED_BITS>>,
-    /// The candidate choice's "any" (the candidate register is one-hot or zero already).
+    /// The candidate choice's "any" (the candidate register is one-hot or zero already) and
+    /// `before[0]` (always 0).
     rr_any_unused: Unused<Bit>,
 
     wid: Vec<Constant<WarpId>>,
@@ -328,6 +330,9 @@ pub struct Fetch {
     // Combinational locals.
     /// `[w]`: warp `w` may be the next cycle's candidate.
     elig: Vec<Signal<Local, Bit>>,
+    /// There is a candidate; `[w]`: some warp below `w` is the candidate.
+    cand_any: Signal<Local, Bit>,
+    before: Vec<Signal<Local, Bit>>,
     /// `[w]`: warp `w`'s I-buffer has room next cycle, counted without this cycle's pop.
     room: Vec<Signal<Local, Bit>>,
     /// `[w]`: warp `w`'s read is in flight next cycle.
@@ -451,7 +456,7 @@ impl Fetch {
             pre_unused32: Unused::new(1),
             pre_h_unused5: Unused::new(3),
             pre_h_unused10: Unused::new(1),
-            rr_any_unused: Unused::new(1),
+            rr_any_unused: Unused::new(2),
             bends: RegVec::new(n),
             wid: (0..warps)
                 .map(|w| Constant::new((w as u64).into()))
@@ -472,6 +477,8 @@ impl Fetch {
                 .map(|&o| Constant::new((o as u64).into()))
                 .collect(),
             elig: vec_of(warps),
+            cand_any: Default::default(),
+            before: vec_of(warps),
             room: vec_of(warps),
             fl_n: vec_of(warps),
             two_plus: Constant::new(depth >= 2),
@@ -617,16 +624,30 @@ impl Logic for Fetch {
                 self.rr_pick.from[w].next = false;
             }
         }
-        // Warp 0 is never after `last` (the loop starts at 1 so that no comparison is
-        // constant, which Verilator's -Wall reports).
+        // The round-robin pointer is this cycle's candidate, or `last` (the one before it)
+        // when there is none: "after the pointer" is a prefix OR of the one-hot candidate,
+        // or a compare with `last`, both on flip-flops (not the choice's output). Warp 0 is
+        // never after the pointer (the loop starts at 1 so that no comparison is constant,
+        // which Verilator's -Wall reports).
+        self.cand_any.next = false;
+        for w in 0..self._warps {
+            self.before[w].next = self.cand_any.val();
+            if self.cand.q[w].val() {
+                self.cand_any.next = true;
+            }
+        }
         for w in self._one..self._warps {
             self.rr_pick.from[w].next = self.wid[w].val() > self.last.q[0].val();
+            if self.cand_any.val() {
+                self.rr_pick.from[w].next = self.before[w].val();
+            }
         }
         self.rr_any_unused.d[0].next = self.rr_pick.any[0].val();
+        self.rr_any_unused.d[1].next = self.before[0].val();
         self.last.d[0].next = self.last.q[0].val();
         for w in 0..self._warps {
             self.cand.d[w].next = self.rr_pick.grant[w].val();
-            if self.rr_pick.grant[w].val() {
+            if self.cand.q[w].val() {
                 self.last.d[0].next = self.wid[w].val();
             }
         }

@@ -330,6 +330,8 @@ pub struct Sm<const L: usize> {
     /// Resident CTAs (at most 64: 8 bits), zero-extended to 16 bits for the shared-memory
     /// product.
     res_cnt: Signal<Local, Bits<8>>,
+    /// Some CTA is resident (`busy` reads this OR, not the count's adder chain).
+    any_cta: Signal<Local, Bit>,
     pk_res16: WordPack<8, 16>,
     j_seen: Vec<Signal<Local, Bit>>,
     j_free: Signal<Local, Bits<6>>,
@@ -650,6 +652,7 @@ impl<const L: usize> Sm<L> {
             take: sigs(w),
             take_mask: Default::default(),
             res_cnt: Default::default(),
+            any_cta: Default::default(),
             pk_res16: WordPack::new(1),
             j_seen: sigs(w),
             j_free: Default::default(),
@@ -844,6 +847,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.free_all.next = self.free_cnt[nw].val();
                     }
                     self.res_cnt.next = self.k_zero8.val();
+                    self.any_cta.next = false;
                     self.j_seen[0].next = false;
                     for j in 0..(self._warps - 1) {
                         self.j_seen[j + 1].next = self.j_seen[j].val() | !self.c_valid.q[j].val();
@@ -852,6 +856,7 @@ impl<const L: usize> Logic for Sm<L> {
                     for j in 0..self._warps {
                         if self.c_valid.q[j].val() {
                             self.res_cnt.next = self.res_cnt.val() + self.k_one8.val();
+                            self.any_cta.next = true;
                         }
                         if !self.c_valid.q[j].val() & !self.j_seen[j].val() {
                             self.j_free.next = self.k_wid[j].val();
@@ -1717,7 +1722,7 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     self.busy.next = self.any_launched.val()
                         | !self.launch.idle.val()
-                        | (self.res_cnt.val() != self.k_zero8.val());
+                        | self.any_cta.val();
 
                     // ---------------- faults into the capture (hdl/src/fault_capture.rs)
                     self.tags.fault_tag.next = self.lsu.fault_tag.val();
