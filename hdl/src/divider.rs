@@ -480,15 +480,18 @@ impl Logic for Divider {
                 self.core[i].clock.next = self.clock.val();
                 self.core[i].load.next = self.accept.val() | self.next_round.val();
                 self.core[i].step.next = self.step.val();
+                // While idle the lanes see the ports (only an accept loads them): the operand
+                // and sign choices follow the registered `busy`, not `accept`, whose inputs
+                // (the SM's dispatch, the GPU's fault halt) arrive late in the cycle.
                 self.core[i].signed_op.next = self.sgn_q.q.val();
-                if self.accept.val() {
+                if !self.busy_q.q.val() {
                     self.core[i].signed_op.next = !self.in_op.val().get_bit(0);
                 }
                 self.core[i].want_rem.next = self.rem_q.q.val();
                 self.ld_a[i].next = self.in_a[i].val();
                 self.ld_b[i].next = self.in_b[i].val();
                 for k in 1..self._r {
-                    if !self.accept.val() & (self.round_q.q.val() == self.k_round[k - 1].val()) {
+                    if self.busy_q.q.val() & (self.round_q.q.val() == self.k_round[k - 1].val()) {
                         self.ld_a[i].next = self.op_a[(k - 1) * nd + i].q.val();
                         self.ld_b[i].next = self.op_b[(k - 1) * nd + i].q.val();
                     }
