@@ -1720,9 +1720,8 @@ impl<const L: usize> Logic for Sm<L> {
                             self.c_launching.d[j].next = false;
                         }
                     }
-                    self.busy.next = self.any_launched.val()
-                        | !self.launch.idle.val()
-                        | self.any_cta.val();
+                    self.busy.next =
+                        self.any_launched.val() | !self.launch.idle.val() | self.any_cta.val();
 
                     // ---------------- faults into the capture (hdl/src/fault_capture.rs)
                     self.tags.fault_tag.next = self.lsu.fault_tag.val();

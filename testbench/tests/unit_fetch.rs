@@ -1261,7 +1261,11 @@ fn round_robin_order() {
     assert_eq!(b.step(inp).fetch, None);
     let mut inp = b.inputs();
     inp.pop = Some(0);
-    assert_eq!(b.step(inp).fetch, None, "the pop of this cycle is not counted yet");
+    assert_eq!(
+        b.step(inp).fetch,
+        None,
+        "the pop of this cycle is not counted yet"
+    );
     let inp = b.inputs();
     assert_eq!(b.step(inp).fetch, Some(2));
     let inp = b.inputs();
