@@ -332,6 +332,8 @@ pub struct Fetch {
     elig: Vec<Signal<Local, Bit>>,
     /// There is a candidate; `[w]`: some warp below `w` is the candidate.
     cand_any: Signal<Local, Bit>,
+    /// `[w]`: warp `w`'s head is popped this cycle.
+    popped: Vec<Signal<Local, Bit>>,
     before: Vec<Signal<Local, Bit>>,
     /// `[w]`: warp `w`'s I-buffer has room next cycle, counted without this cycle's pop.
     room: Vec<Signal<Local, Bit>>,
@@ -478,6 +480,7 @@ impl Fetch {
                 .collect(),
             elig: vec_of(warps),
             cand_any: Default::default(),
+            popped: vec_of(warps),
             before: vec_of(warps),
             room: vec_of(warps),
             fl_n: vec_of(warps),
@@ -612,6 +615,16 @@ impl Logic for Fetch {
                 for k in self._room2..(self._room2 + 1) {
                     if self.fl.q[w].val() {
                         self.room[w].next = !self.bv.q[w * e + k].val() & self.two_plus.val();
+                    }
+                }
+                // This cycle's pop frees one.
+                self.popped[w].next = self.pop.val()
+                    & (self.pop_warp.val() == self.wid[w].val())
+                    & self.bv.q[w * e].val();
+                if self.popped[w].val() {
+                    self.room[w].next = !self.bv.q[w * e + e - 1].val();
+                    if !self.fl.q[w].val() {
+                        self.room[w].next = true;
                     }
                 }
                 self.fl_n[w].next =
