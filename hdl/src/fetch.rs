@@ -332,10 +332,8 @@ pub struct Fetch {
     elig: Vec<Signal<Local, Bit>>,
     /// There is a candidate; `[w]`: some warp below `w` is the candidate.
     cand_any: Signal<Local, Bit>,
-    /// `[w]`: warp `w`'s head is popped this cycle.
-    popped: Vec<Signal<Local, Bit>>,
     before: Vec<Signal<Local, Bit>>,
-    /// `[w]`: warp `w`'s I-buffer has room next cycle, counted without this cycle's pop.
+    /// `[w]`: warp `w`'s I-buffer has room next cycle (this cycle's push and pop counted).
     room: Vec<Signal<Local, Bit>>,
     /// `[w]`: warp `w`'s read is in flight next cycle.
     fl_n: Vec<Signal<Local, Bit>>,
@@ -480,7 +478,6 @@ impl Fetch {
                 .collect(),
             elig: vec_of(warps),
             cand_any: Default::default(),
-            popped: vec_of(warps),
             before: vec_of(warps),
             room: vec_of(warps),
             fl_n: vec_of(warps),
@@ -607,7 +604,7 @@ impl Logic for Fetch {
         // ---- end of cycle c: choose the candidate of c + 1 (round-robin after `last`) ----
         // Eligible next cycle: fetching after this edge (a redirect starts it; an arriving
         // block end is not looked at: such a candidate is dropped next cycle), no read in
-        // flight after this edge, and room counted without this cycle's pop.
+        // flight after this edge, and room after this cycle's push and pop.
         for e in self._depth..(self._depth + 1) {
             for w in 0..self._warps {
                 self.room[w].next = !self.bv.q[w * e + e - 1].val();
@@ -618,10 +615,10 @@ impl Logic for Fetch {
                     }
                 }
                 // This cycle's pop frees one.
-                self.popped[w].next = self.pop.val()
+                self.popw[w].next = self.pop.val()
                     & (self.pop_warp.val() == self.wid[w].val())
                     & self.bv.q[w * e].val();
-                if self.popped[w].val() {
+                if self.popw[w].val() {
                     self.room[w].next = !self.bv.q[w * e + e - 1].val();
                     if !self.fl.q[w].val() {
                         self.room[w].next = true;
@@ -741,9 +738,6 @@ impl Logic for Fetch {
         // ---- I-buffers: pop (shift down), then push into the first free entry ----
         for e in self._depth..(self._depth + 1) {
             for w in 0..self._warps {
-                self.popw[w].next = self.pop.val()
-                    & (self.pop_warp.val() == self.wid[w].val())
-                    & self.bv.q[w * e].val();
                 for i in 0..self._depth {
                     self.pv[w * e + i].next = self.bv.q[w * e + i].val();
                     self.bword.d[w * e + i].next = self.bword.q[w * e + i].val();

@@ -237,7 +237,7 @@ pub struct Sm<const L: usize> {
     /// Room for one more CTA (warp slots, shared memory), registered.
     room_q: RegVec<Bit>,
     /// The CTA room check's counts and free slot, registered before their multiplies
-    /// (docs/microarch/sm.md, "CTA launch"): resident CTAs, free warps, the first free CTA
+    /// (docs/microarch/sm.md, "Warp slots"): resident CTAs, free warps, the first free CTA
     /// slot (two cycles deep: `[0]` a cycle old, `[1]` two) and that slot's shared-memory base.
     res_q: RegVec<Bits<8>>,
     free_q: RegVec<Bits<8>>,
