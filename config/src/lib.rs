@@ -465,6 +465,15 @@ impl GpuConfig {
         }
         in_range("collectors", self.collectors, 1, 64)?;
         in_range("alu_latency", self.alu_latency, 1, 16)?;
+        if self.alu_latency < 2 {
+            // A `jalr`'s link is written at the ALU's writeback for the lanes the branch unit
+            // groups by target, and that group is registered for E+2 (docs/microarch/sm.md).
+            return Err(err(
+                "alu_latency",
+                self.alu_latency,
+                "must be at least 2 in a GPU: a jalr's link waits for the branch unit's lane group, registered two cycles after dispatch (set alu_latency = 2)",
+            ));
+        }
         in_range("mul_latency", self.mul_latency, 1, 16)?;
         // Up to 32 lanes divided one at a time (hdl/src/divider.rs, `MAX_DIV_LATENCY`).
         in_range("div_latency", self.div_latency, 1, 1057)?;
@@ -578,6 +587,7 @@ mod tests {
             ("lanes = 6", "lanes", "power of two"),
             ("warps = 0", "warps", "between 1 and 64"),
             ("rf_banks = 64", "rf_banks", "more banks than registers"),
+            ("alu_latency = 1", "alu_latency", "at least 2"),
             ("line_bytes = 24", "line_bytes", "power of two"),
             (
                 "stack_bytes = 65536\ngmem_bytes = 65536",

@@ -3,20 +3,21 @@
 //!
 //! * Cycle D (dispatch, `in_valid & in_ready`): per-lane comparison (`cmp` of rs1, rs2) and
 //!   `jalr` target (`rs1 + imm` with bit 0 cleared) are registered, with the lowest active
-//!   lane's `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the branch
-//!   target `pc + imm` and `pc + 4` (so the command cycle has no adder), a `wf.tmc`'s ending
-//!   lanes, and the lanes of a `jalr` whose target
-//!   equals the lowest active lane's (the lanes that execute it now): `jalr_group`, from D+1
-//!   while the instruction is in the unit (the SM writes the link only for them, at the ALU's
-//!   writeback).
+//!   lane's target, `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the
+//!   branch target `pc + imm` and `pc + 4` (so the command cycle has no adder), and a
+//!   `wf.tmc`'s ending lanes.
 //! * Cycle D+1: the stack command (or a fault) for the instruction (a split's larger side,
 //!   from the sides' counts registered in D, is pushed first); `wf.tmc` that ends some
-//!   threads and keeps others takes a second command cycle (exit, then set PC).
+//!   threads and keeps others takes a second command cycle (exit, then set PC). A `jalr`
+//!   compares every lane's registered target with the lowest active lane's in D+1 and
+//!   registers the lanes that go there (`jalr_group`, from D+2 while the instruction is in the
+//!   unit: the SM writes the link only for them, at the ALU's writeback); its command (or
+//!   fault) is in D+2.
 //! * The cycle after the last command: `redirect_valid` / `redirect_warp`, so the SM restarts
 //!   the warp's fetch at its settled TOS PC (when the stack is not empty).
 //!
 //! `in_ready` is high when no instruction is in D+1 or later, so one instruction is resolved
-//! every two cycles at most (three for a splitting `wf.tmc`).
+//! every two cycles at most (three for a `jalr` and a splitting `wf.tmc`).
 
 use crate::{k, sigs};
 use rust_hdl::prelude::*;
@@ -57,7 +58,7 @@ pub struct BranchUnit<const L: usize> {
     pub in_a: Vec<Signal<In, Bits<32>>>,
     pub in_b: Vec<Signal<In, Bits<32>>>,
     pub in_ra: Vec<Signal<In, Bits<32>>>,
-    /// Registered, from D+1 while the instruction is in the unit: the lanes of a `jalr` that
+    /// Registered, from D+2 while the instruction is in the unit: the lanes of a `jalr` that
     /// execute it now.
     pub jalr_group: Signal<Out, Bits<L>>,
 
@@ -96,7 +97,11 @@ pub struct BranchUnit<const L: usize> {
     /// Taken and not-taken lane counts (which side of a split is pushed first).
     s_pop_t: DFF<Bits<8>>,
     s_pop_n: DFF<Bits<8>>,
+    /// The lanes of a `jalr` whose target equals the lowest active lane's: compared in D+1
+    /// from the registered targets, registered for D+2 (the command cycle of a `jalr`).
     s_group: DFF<Bits<L>>,
+    /// Every lane's `jalr` target (`rs1 + imm`, bit 0 cleared), registered in D.
+    s_tgt: Vec<DFF<Bits<32>>>,
     s_target: DFF<Bits<32>>,
     s_first: DFF<Bits<8>>,
     /// A `wf.tmc`'s ending lanes (active lanes outside the lowest active lane's `rs1`) and
@@ -140,11 +145,6 @@ pub struct BranchUnit<const L: usize> {
     ra_first: Signal<Local, Bits<32>>,
     taken_m: Signal<Local, Bits<L>>,
     group_m: Signal<Local, Bits<L>>,
-    /// Lane `l`'s target equals the lowest active lane's: OR over the lower lanes `m` of
-    /// "`m` is the lowest and `tgt[l] == tgt[m]`", so the comparators start at the adders and
-    /// not behind the lowest lane's multiplexer (on 03964da, the mux and the compare after it
-    /// were `tiny`'s critical path, docs/fpga.md).
-    same_first: Vec<Signal<Local, Bit>>,
     /// Popcounts of the taken and not-taken sides in D, as adder trees: lane `l`'s bit is
     /// node `l`, node `L + k` adds nodes `2k` and `2k + 1`, the root is node `2L - 2`.
     pop_t: Vec<Signal<Local, Bits<8>>>,
@@ -256,6 +256,7 @@ impl<const L: usize> BranchUnit<L> {
             s_pop_t: Default::default(),
             s_pop_n: Default::default(),
             s_group: Default::default(),
+            s_tgt: (0..L).map(|_| Default::default()).collect(),
             s_target: Default::default(),
             s_first: Default::default(),
             s_ending: Default::default(),
@@ -288,7 +289,6 @@ impl<const L: usize> BranchUnit<L> {
             ra_first: Default::default(),
             taken_m: Default::default(),
             group_m: Default::default(),
-            same_first: sigs(L),
             pop_t: sigs(2 * L - 1),
             pop_n: sigs(2 * L - 1),
             major: Default::default(),
@@ -354,6 +354,9 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_pop_t.clock.next = self.clock.val();
         self.s_pop_n.clock.next = self.clock.val();
         self.s_group.clock.next = self.clock.val();
+        for l in 0..self._lanes {
+            self.s_tgt[l].clock.next = self.clock.val();
+        }
         self.s_target.clock.next = self.clock.val();
         self.s_first.clock.next = self.clock.val();
         self.s_ending.clock.next = self.clock.val();
@@ -417,16 +420,12 @@ impl<const L: usize> Logic for BranchUnit<L> {
         if !self.first_pick.any[0].val() {
             self.first_lane.next = self.k_no_lane.val();
         }
+        // ---------------- cycle D+1 of a `jalr`: which lanes go to the lowest active lane's
+        // target, from the registered targets (in D, the target adders then the compares were
+        // `tiny`'s placed critical path on cda350a, 13.4 ns, docs/fpga.md).
         for l in 0..self._lanes {
-            self.same_first[l].next = self.first_pick.grant[l].val();
-            for m in 0..self._lanes {
-                if m < l {
-                    self.same_first[l].next = self.same_first[l].val()
-                        | (self.first_pick.grant[m].val()
-                            & (self.tgt[l].val() == self.tgt[m].val()));
-                }
-            }
-            self.pk_group.d[l].next = self.in_mask.val().get_bit(l) & self.same_first[l].val();
+            self.pk_group.d[l].next = self.s_mask.q.val().get_bit(l)
+                & (self.s_tgt[l].q.val() == self.s_target.q.val());
         }
         // wf.tmc: the lowest active lane's rs1 is the new mask; the active lanes outside it end.
         self.keep.next = self.a_first.val().get_bits::<L>(0) & self.in_mask.val();
@@ -575,6 +574,12 @@ impl<const L: usize> Logic for BranchUnit<L> {
                     self.fault_lane.next = self.s_first.q.val();
                     self.fault_addr.next = self.s_target.q.val();
                 }
+                if !self.s_phase2.q.val() {
+                    // First cycle: the group is compared and registered; no command yet.
+                    self.cmd_op.next = self.k_op_nop.val();
+                    self.fault_valid.next = false;
+                    self.done.next = false;
+                }
             }
             if self.s_exit.q.val() {
                 self.cmd_op.next = self.k_op_exit.val();
@@ -612,6 +617,12 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_pop_t.d.next = self.s_pop_t.q.val();
         self.s_pop_n.d.next = self.s_pop_n.q.val();
         self.s_group.d.next = self.s_group.q.val();
+        for l in 0..self._lanes {
+            self.s_tgt[l].d.next = self.s_tgt[l].q.val();
+        }
+        if self.s_valid.q.val() & !self.s_phase2.q.val() {
+            self.s_group.d.next = self.group_m.val();
+        }
         self.s_target.d.next = self.s_target.q.val();
         self.s_first.d.next = self.s_first.q.val();
         self.s_ending.d.next = self.s_ending.q.val();
@@ -634,8 +645,10 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.s_taken.d.next = self.taken_m.val();
             self.s_pop_t.d.next = self.pop_t_root.val();
             self.s_pop_n.d.next = self.pop_n_root.val();
-            self.s_group.d.next = self.group_m.val();
             self.s_target.d.next = self.first_tgt.val();
+            for l in 0..self._lanes {
+                self.s_tgt[l].d.next = self.tgt[l].val();
+            }
             self.s_first.d.next = self.first_lane.val();
             self.s_ending.d.next = self.ending.val();
             self.s_ends_some.d.next = self.ending.val() != self.k_zero_mask.val();

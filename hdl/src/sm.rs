@@ -207,8 +207,8 @@ pub struct Sm<const L: usize> {
     /// A branch-unit redirect waiting for the warp's SIMT stack to finish a refill (`busy`).
     w_redir: RegVec<Bit>,
     /// A `jalr` went into the ALU `k + 1` cycles ago (`alu_latency` stages), and the lanes that
-    /// execute it (from the branch unit's registered group, `alu_latency - 1` stages from D+2):
-    /// its link is written for those lanes only, at the ALU's writeback.
+    /// execute it (the branch unit's group, registered for E+2; `alu_latency - 2` stages from
+    /// E+3): its link is written for those lanes only, at the ALU's writeback.
     jl_flag: RegVec<Bit>,
     jl_group: RegVec<Bits<L>>,
     jl_mask: Signal<Local, Bits<L>>,
@@ -405,11 +405,13 @@ pub struct Sm<const L: usize> {
     _slots: usize,
     _rels: usize,
     _alu_lat: usize,
-    /// `alu_latency - 2 .. alu_latency - 1` when `alu_latency ≥ 2`, else an empty range: the
+    /// `alu_latency - 3 .. alu_latency - 2` when `alu_latency ≥ 3`, else an empty range: the
     /// stage of `jl_group` that meets the ALU's writeback.
-    _alu_lat_m2: usize,
-    _alu_lat_m1: usize,
-    /// 1 when `jl_group` has a stage (`alu_latency ≥ 2`), else 0.
+    _jl_meet_lo: usize,
+    _jl_meet_hi: usize,
+    /// `alu_latency - 2`, the stages of `jl_group`.
+    _jl_stages: usize,
+    /// 1 when `jl_group` has a stage (`alu_latency ≥ 3`), else 0.
     _jl_first: usize,
     _mul_lat: usize,
     _div_lat: usize,
@@ -563,7 +565,7 @@ impl<const L: usize> Sm<L> {
             rdy_d: sigs(w),
             w_redir: RegVec::new(w),
             jl_flag: RegVec::new(alu_lat),
-            jl_group: RegVec::new(alu_lat - 1),
+            jl_group: RegVec::new(alu_lat - 2),
             jl_mask: Default::default(),
             w_rsv: RegVec::new(w),
             c_valid: RegVec::new(w),
@@ -723,9 +725,10 @@ impl<const L: usize> Sm<L> {
             _slots: slots,
             _rels: alu_lat.max(mul_lat),
             _alu_lat: alu_lat,
-            _alu_lat_m2: alu_lat.saturating_sub(2),
-            _alu_lat_m1: if alu_lat >= 2 { alu_lat - 1 } else { 0 },
-            _jl_first: (alu_lat - 1).min(1),
+            _jl_meet_lo: alu_lat.saturating_sub(3),
+            _jl_meet_hi: if alu_lat >= 3 { alu_lat - 2 } else { 0 },
+            _jl_stages: alu_lat - 2,
+            _jl_first: (alu_lat - 2).min(1),
             _mul_lat: mul_lat,
             _div_lat: div_lat,
         })
@@ -1382,7 +1385,7 @@ impl<const L: usize> Logic for Sm<L> {
 
                     // ---------------- writeback (hdl/src/writeback.rs)
                     // The jalr link mask (`jl_*`): flag stages from E; the branch unit's group
-                    // is registered for E+1, its copies (`jl_group`) for E+2 on.
+                    // is registered for E+2, its copies (`jl_group`) for E+3 on.
                     self.jl_flag.d[0].next = self.dreg.e_to_alu.val()
                         & self.dreg.e_is_jalr.val()
                         & !self.halted.val()
@@ -1393,11 +1396,11 @@ impl<const L: usize> Logic for Sm<L> {
                     for k in 0..self._jl_first {
                         self.jl_group.d[k].next = self.bu.jalr_group.val();
                     }
-                    for k in 1..(self._alu_lat - 1) {
+                    for k in 1..self._jl_stages {
                         self.jl_group.d[k].next = self.jl_group.q[k - 1].val();
                     }
                     self.jl_mask.next = self.bu.jalr_group.val();
-                    for k in self._alu_lat_m2..self._alu_lat_m1 {
+                    for k in self._jl_meet_lo..self._jl_meet_hi {
                         self.jl_mask.next = self.jl_group.q[k].val();
                     }
                     self.wb.alu_valid.next = self.alu.out_valid.val();
