@@ -424,8 +424,8 @@ impl<const L: usize> Logic for BranchUnit<L> {
         // target, from the registered targets (in D, the target adders then the compares were
         // `tiny`'s placed critical path on cda350a, 13.4 ns, docs/fpga.md).
         for l in 0..self._lanes {
-            self.pk_group.d[l].next = self.s_mask.q.val().get_bit(l)
-                & (self.s_tgt[l].q.val() == self.s_target.q.val());
+            self.pk_group.d[l].next =
+                self.s_mask.q.val().get_bit(l) & (self.s_tgt[l].q.val() == self.s_target.q.val());
         }
         // wf.tmc: the lowest active lane's rs1 is the new mask; the active lanes outside it end.
         self.keep.next = self.a_first.val().get_bits::<L>(0) & self.in_mask.val();

@@ -10,7 +10,10 @@
 //! slot one cycle further ahead and counts a unit as busy while this register holds an
 //! instruction for it).
 //!
-//! * `d_*` are sampled at every edge; `e_*` are their values from the previous cycle.
+//! * `d_*` are sampled at every edge; `e_*` are their values from the previous cycle, except
+//!   the operands: each unit has its own copy (`e_alu_data` … `e_bu_data`), loaded only at an
+//!   edge where `d_to_<unit>` is high, so it holds the operands of the last instruction that
+//!   went to that unit.
 //! * `d_to_*` say which unit the instruction enters (a `jalr` enters the ALU and the branch
 //!   unit); `reset` (synchronous) clears them, so after reset no unit receives anything.
 
@@ -90,9 +93,17 @@ pub struct DispatchRegister<const L: usize> {
     pub e_is_exit: Signal<Out, Bit>,
     pub e_is_tmc: Signal<Out, Bit>,
     pub e_rd_valid: Signal<Out, Bit>,
-    // ---- operands: `d_data[s * L + l]` = lane `l` of source `s`
+    // ---- operands: `d_data[s * L + l]` = lane `l` of source `s`. One copy per unit, loaded
+    // only when the instruction goes to that unit (`d_to_*`) and held otherwise: the ALU,
+    // multiplier, divider and load/store unit read sources 0 and 1 (`2L` words), the branch
+    // unit every source. Each copy can be placed beside its unit; one register read by all five
+    // units was the most congested net group of `small`'s routing (docs/fpga.md).
     pub d_data: Vec<Signal<In, Bits<32>>>,
-    pub e_data: Vec<Signal<Out, Bits<32>>>,
+    pub e_alu_data: Vec<Signal<Out, Bits<32>>>,
+    pub e_mul_data: Vec<Signal<Out, Bits<32>>>,
+    pub e_div_data: Vec<Signal<Out, Bits<32>>>,
+    pub e_lsu_data: Vec<Signal<Out, Bits<32>>>,
+    pub e_bu_data: Vec<Signal<Out, Bits<32>>>,
     // ---- a shift's exponent per lane and its by-zero flags (hdl/src/multiplier.rs,
     // `ShiftExponent`), computed in the dispatch cycle
     pub d_expo: Vec<Signal<In, Bits<5>>>,
@@ -130,15 +141,22 @@ pub struct DispatchRegister<const L: usize> {
     is_exit: DFF<Bit>,
     is_tmc: DFF<Bit>,
     rd_valid: DFF<Bit>,
-    data: RegVec<Bits<32>>,
+    alu_data: RegVec<Bits<32>>,
+    mul_data: RegVec<Bits<32>>,
+    div_data: RegVec<Bits<32>>,
+    lsu_data: RegVec<Bits<32>>,
+    bu_data: RegVec<Bits<32>>,
     expo: RegVec<Bits<5>>,
     by_zero: RegVec<Bit>,
     _n: usize,
+    /// `2 L`: the words of sources 0 and 1.
+    _n2: usize,
 }
 
 impl<const L: usize> DispatchRegister<L> {
-    /// A register for `sources` operands of `L` lanes each.
+    /// A register for `sources` (at least 2) operands of `L` lanes each.
     pub fn new(sources: usize) -> Self {
+        assert!(sources >= 2, "the units read two sources");
         let n = sources * L;
         DispatchRegister {
             clock: Default::default(),
@@ -204,7 +222,11 @@ impl<const L: usize> DispatchRegister<L> {
             e_is_tmc: Default::default(),
             e_rd_valid: Default::default(),
             d_data: crate::sigs(n),
-            e_data: crate::sigs(n),
+            e_alu_data: crate::sigs(2 * L),
+            e_mul_data: crate::sigs(2 * L),
+            e_div_data: crate::sigs(2 * L),
+            e_lsu_data: crate::sigs(2 * L),
+            e_bu_data: crate::sigs(n),
             d_expo: crate::sigs(L),
             e_expo: crate::sigs(L),
             d_by_zero: crate::sigs(L),
@@ -239,10 +261,15 @@ impl<const L: usize> DispatchRegister<L> {
             is_exit: Default::default(),
             is_tmc: Default::default(),
             rd_valid: Default::default(),
-            data: RegVec::new(n),
+            alu_data: RegVec::new(2 * L),
+            mul_data: RegVec::new(2 * L),
+            div_data: RegVec::new(2 * L),
+            lsu_data: RegVec::new(2 * L),
+            bu_data: RegVec::new(n),
             expo: RegVec::new(L),
             by_zero: RegVec::new(L),
             _n: n,
+            _n2: 2 * L,
         }
     }
 }
@@ -284,7 +311,11 @@ impl<const L: usize> Logic for DispatchRegister<L> {
             is_tmc,
             rd_valid
         );
-        self.data.clock.next = self.clock.val();
+        self.alu_data.clock.next = self.clock.val();
+        self.mul_data.clock.next = self.clock.val();
+        self.div_data.clock.next = self.clock.val();
+        self.lsu_data.clock.next = self.clock.val();
+        self.bu_data.clock.next = self.clock.val();
         self.expo.clock.next = self.clock.val();
         self.by_zero.clock.next = self.clock.val();
         for l in 0..L {
@@ -323,9 +354,34 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.is_exit.d.next = self.d_is_exit.val();
         self.is_tmc.d.next = self.d_is_tmc.val();
         self.rd_valid.d.next = self.d_rd_valid.val();
+        for i in 0..self._n2 {
+            self.alu_data.d[i].next = self.alu_data.q[i].val();
+            if self.d_to_alu.val() {
+                self.alu_data.d[i].next = self.d_data[i].val();
+            }
+            self.mul_data.d[i].next = self.mul_data.q[i].val();
+            if self.d_to_mul.val() {
+                self.mul_data.d[i].next = self.d_data[i].val();
+            }
+            self.div_data.d[i].next = self.div_data.q[i].val();
+            if self.d_to_div.val() {
+                self.div_data.d[i].next = self.d_data[i].val();
+            }
+            self.lsu_data.d[i].next = self.lsu_data.q[i].val();
+            if self.d_to_lsu.val() {
+                self.lsu_data.d[i].next = self.d_data[i].val();
+            }
+            self.e_alu_data[i].next = self.alu_data.q[i].val();
+            self.e_mul_data[i].next = self.mul_data.q[i].val();
+            self.e_div_data[i].next = self.div_data.q[i].val();
+            self.e_lsu_data[i].next = self.lsu_data.q[i].val();
+        }
         for i in 0..self._n {
-            self.data.d[i].next = self.d_data[i].val();
-            self.e_data[i].next = self.data.q[i].val();
+            self.bu_data.d[i].next = self.bu_data.q[i].val();
+            if self.d_to_bu.val() {
+                self.bu_data.d[i].next = self.d_data[i].val();
+            }
+            self.e_bu_data[i].next = self.bu_data.q[i].val();
         }
         self.e_to_alu.next = self.to_alu.q.val();
         self.e_to_mul.next = self.to_mul.q.val();

@@ -563,8 +563,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.c_empty.next = self.c_empty.val() | (self.sel[w].val() & self.w_empty[w].val());
             self.c_full.next = self.c_full.val() | (self.sel[w].val() & self.w_full[w].val());
             self.pop_o.next = self.pop_o.val() | (self.sel[w].val() & self.w_pop_o[w].val());
-            self.set_pop.next =
-                self.set_pop.val() | (self.sel[w].val() & self.w_set_pop[w].val());
+            self.set_pop.next = self.set_pop.val() | (self.sel[w].val() & self.w_set_pop[w].val());
         }
         // The selected warp's registers (0 when `cmd_warp` is no warp).
         self.c_pc.next = self.c_mux32.q[0].val();

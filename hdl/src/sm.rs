@@ -1290,7 +1290,7 @@ impl<const L: usize> Logic for Sm<L> {
                         // A jalr's link is computed for every active lane; the lanes that do
                         // not execute it now are masked at the ALU's writeback (`jl_*`).
                         self.alu.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
-                        self.alu.in_a[l].next = self.dreg.e_data[l].val();
+                        self.alu.in_a[l].next = self.dreg.e_alu_data[l].val();
                         if self.dreg.e_a_pc.val() {
                             self.alu.in_a[l].next = self.dreg.e_pc.val();
                         }
@@ -1300,7 +1300,7 @@ impl<const L: usize> Logic for Sm<L> {
                         if self.dreg.e_is_csr.val() {
                             self.alu.in_a[l].next = self.dreg.e_csr.val();
                         }
-                        self.alu.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        self.alu.in_b[l].next = self.dreg.e_alu_data[nl + l].val();
                         if self.dreg.e_b_imm.val() {
                             self.alu.in_b[l].next = self.dreg.e_imm.val();
                         }
@@ -1320,19 +1320,19 @@ impl<const L: usize> Logic for Sm<L> {
                             }
                         }
                         self.mul.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
-                        self.mul.in_a[l].next = self.dreg.e_data[l].val();
-                        self.mul.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        self.mul.in_a[l].next = self.dreg.e_mul_data[l].val();
+                        self.mul.in_b[l].next = self.dreg.e_mul_data[nl + l].val();
                         self.mul.in_expo[l].next = self.dreg.e_expo[l].val();
                         self.mul.in_by_zero[l].next = self.dreg.e_by_zero[l].val();
                         self.div.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
-                        self.div.in_a[l].next = self.dreg.e_data[l].val();
-                        self.div.in_b[l].next = self.dreg.e_data[nl + l].val();
+                        self.div.in_a[l].next = self.dreg.e_div_data[l].val();
+                        self.div.in_b[l].next = self.dreg.e_div_data[nl + l].val();
                         self.lsu.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
-                        self.lsu.in_base[l].next = self.dreg.e_data[l].val();
-                        self.lsu.in_data[l].next = self.dreg.e_data[nl + l].val();
-                        self.bu.in_a[l].next = self.dreg.e_data[l].val();
-                        self.bu.in_b[l].next = self.dreg.e_data[nl + l].val();
-                        self.bu.in_ra[l].next = self.dreg.e_data[nl + nl + l].val();
+                        self.lsu.in_base[l].next = self.dreg.e_lsu_data[l].val();
+                        self.lsu.in_data[l].next = self.dreg.e_lsu_data[nl + l].val();
+                        self.bu.in_a[l].next = self.dreg.e_bu_data[l].val();
+                        self.bu.in_b[l].next = self.dreg.e_bu_data[nl + l].val();
+                        self.bu.in_ra[l].next = self.dreg.e_bu_data[nl + nl + l].val();
                     }
                     self.lsu.in_valid.next = self.dreg.e_to_lsu.val() & !self.halted.val();
                     self.lsu.in_tag.next = self.dreg.e_tag.val();

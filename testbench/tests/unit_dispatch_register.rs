@@ -1,6 +1,7 @@
 //! Unit co-simulation of the SM's dispatch register (hdl/src/dispatch_register.rs) against its
 //! documented rule: every `e_*` output is the `d_*` input of the previous cycle, except the
-//! unit selects `e_to_*`, which are 0 after a cycle with `reset` high. Random inputs every
+//! unit selects `e_to_*`, which are 0 after a cycle with `reset` high, and each unit's operand
+//! copy, which is `d_data` of the last cycle its select `d_to_*` was high. Random inputs every
 //! cycle, rare resets, every output compared every cycle.
 
 use rand::{Rng, SeedableRng};
@@ -75,15 +76,28 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
             f.to_string(),
         ));
     }
-    for i in 0..SOURCES * LANES {
-        ports.push((
-            port(&m, &format!("d_data__024{i}")),
-            port(&m, &format!("e_data__024{i}")),
-            32,
-            false,
-            format!("data[{i}]"),
-        ));
-    }
+    let d_data: Vec<PortId> = (0..SOURCES * LANES)
+        .map(|i| port(&m, &format!("d_data__024{i}")))
+        .collect();
+    // (select index in SELECTS, output name, words)
+    let copies = [
+        (0, "e_alu_data", 2 * LANES),
+        (1, "e_mul_data", 2 * LANES),
+        (2, "e_div_data", 2 * LANES),
+        (3, "e_lsu_data", 2 * LANES),
+        (4, "e_bu_data", SOURCES * LANES),
+    ];
+    let copy_ports: Vec<Vec<PortId>> = copies
+        .iter()
+        .map(|(_, name, n)| {
+            (0..*n)
+                .map(|i| port(&m, &format!("{name}__024{i}")))
+                .collect()
+        })
+        .collect();
+    // The operands each copy should hold (None before its first load).
+    let mut held: Vec<Option<Vec<u64>>> = vec![None; copies.len()];
+    let mut loads = [0u32; 5];
 
     for (f, w) in [("expo", 5), ("by_zero", 1)] {
         for l in 0..LANES {
@@ -111,7 +125,18 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
         for (p, &v) in ports.iter().zip(&vals) {
             m.set(p.0, v);
         }
+        let data: Vec<u64> = d_data.iter().map(|_| rng.gen::<u32>().into()).collect();
+        for (&p, &v) in d_data.iter().zip(&data) {
+            m.set(p, v);
+        }
         m.eval();
+        for (c, (_, name, _)) in copies.iter().enumerate() {
+            if let Some(want) = &held[c] {
+                for (i, (&p, &w)) in copy_ports[c].iter().zip(want).enumerate() {
+                    assert_eq!(m.get(p), w, "seed {seed}, cycle {cycle}: {name}[{i}]");
+                }
+            }
+        }
         if let Some((was_reset, prev)) = &last {
             for (p, &v) in ports.iter().zip(prev) {
                 let want = if p.3 && *was_reset { 0 } else { v };
@@ -122,8 +147,19 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
                 }
             }
         }
+        // The selects are the first ports: a copy loads at this edge when its select is high.
+        for (c, (sel, _, n)) in copies.iter().enumerate() {
+            if vals[*sel] == 1 {
+                held[c] = Some(data[..*n].to_vec());
+                loads[c] += 1;
+            }
+        }
         last = Some((r, vals));
         m.tick(clock);
     }
     assert!(selects_seen > 1000, "unit selects seen: {selects_seen}");
+    assert!(
+        loads.iter().all(|&n| n > 500),
+        "operand copy loads: {loads:?}"
+    );
 }
