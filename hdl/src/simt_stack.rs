@@ -308,7 +308,15 @@ pub struct SimtStack<const L: usize> {
     c_empty: Signal<Local, Bit>,
     c_full: Signal<Local, Bit>,
     c_dep_m1: Signal<Local, Bits<DEPTH_BITS>>,
+    /// A command for a warp (busy or not): the next-state choice (`is_*`, `n_*`) does not
+    /// wait for the commanded warp's `busy`; the writes do (`cmd_we`, `w_new`, `overflow`).
     apply: Signal<Local, Bit>,
+    /// Per warp: this cycle's command writes the warp's registers (selected, not busy, a
+    /// command that changes something), from the warp's own `busy` and depth flags, not from
+    /// the selected warp's (3 levels, where the shared `is_*` took 7: docs/fpga.md).
+    cmd_we: Vec<Signal<Local, Bit>>,
+    op_reset_or_split: Signal<Local, Bit>,
+    op_pc_or_exit: Signal<Local, Bit>,
     is_reset: Signal<Local, Bit>,
     is_set_pc: Signal<Local, Bit>,
     is_split: Signal<Local, Bit>,
@@ -449,6 +457,9 @@ impl<const L: usize> SimtStack<L> {
             c_full: Default::default(),
             c_dep_m1: Default::default(),
             apply: Default::default(),
+            cmd_we: sigs(warps),
+            op_reset_or_split: Default::default(),
+            op_pc_or_exit: Default::default(),
             is_reset: Default::default(),
             is_set_pc: Default::default(),
             is_split: Default::default(),
@@ -572,7 +583,18 @@ impl<const L: usize> Logic for SimtStack<L> {
         self.c_live.next = self.c_muxl.q[1].val();
         self.c_dep.next = self.c_muxd.q[0].val();
         self.c_dep_m1.next = self.c_dep.val() - self.dep1.val();
-        self.apply.next = self.c_any.val() & (!self.c_busy.val()) & (!self.rst.val());
+        self.apply.next = self.c_any.val() & (!self.rst.val());
+        self.op_reset_or_split.next =
+            (self.cmd_op.val() == self.op_reset.val()) | (self.cmd_op.val() == self.op_split.val());
+        self.op_pc_or_exit.next =
+            (self.cmd_op.val() == self.op_set_pc.val()) | (self.cmd_op.val() == self.op_exit.val());
+        for w in 0..self._warps {
+            self.cmd_we[w].next = self.sel[w].val()
+                & (!self.bsy[w].q.val())
+                & (!self.rst.val())
+                & (self.op_reset_or_split.val()
+                    | (self.op_pc_or_exit.val() & (!self.w_empty[w].val())));
+        }
         self.is_reset.next = self.apply.val() & (self.cmd_op.val() == self.op_reset.val());
         self.is_set_pc.next =
             self.apply.val() & (self.cmd_op.val() == self.op_set_pc.val()) & (!self.c_empty.val());
@@ -650,7 +672,7 @@ impl<const L: usize> Logic for SimtStack<L> {
         // level depth; consecutive levels, so one goes to each RAM (level parity).
         self.lv_old.next = self.c_dep_m1.val().get_bits::<8>(0);
         self.lv_new.next = self.c_dep.val().get_bits::<8>(0);
-        self.w_new.next = self.is_split.val() & (!self.c_full.val());
+        self.w_new.next = self.is_split.val() & (!self.c_full.val()) & (!self.c_busy.val());
         self.w_old.next = self.w_new.val() & (!self.c_empty.val());
         for b in 0..2 {
             self.ram_rpc[b].we.next = false;
@@ -761,12 +783,7 @@ impl<const L: usize> Logic for SimtStack<L> {
                     self.bsy[w].d.next = false;
                 }
             }
-            if self.sel[w].val()
-                & (self.is_reset.val()
-                    | self.is_set_pc.val()
-                    | self.is_split.val()
-                    | self.is_exit.val())
-            {
+            if self.cmd_we[w].val() {
                 self.t_pc[w].d.next = self.n_pc.val();
                 self.t_rpc[w].d.next = self.n_rpc.val();
                 self.t_mask[w].d.next = self.n_mask.val();
@@ -789,7 +806,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.depth[w].next = self.dep[w].q.val();
             self.busy[w].next = self.bsy[w].q.val();
         }
-        self.overflow_r.d.next = self.is_split.val() & self.c_full.val();
+        self.overflow_r.d.next = self.is_split.val() & self.c_full.val() & (!self.c_busy.val());
         self.overflow.next = self.overflow_r.q.val();
 
         // ---------------- debug read port (combinational; verification only)
