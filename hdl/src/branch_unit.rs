@@ -2,14 +2,14 @@
 //! (docs/isa.md §3.3 and §4, docs/microarch/sm.md "Branch unit").
 //!
 //! * Cycle D (dispatch, `in_valid & in_ready`): per-lane comparison (`cmp` of rs1, rs2) and
-//!   `jalr` target (`rs1 + imm` with bit 0 cleared) are registered, with the lowest active
-//!   lane's target, `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the
+//!   `rs1` are registered, with the lowest active lane's `jalr` target (`rs1 + imm` with bit 0
+//!   cleared), `rs1` (for `wf.tmc`) and `x1` (for an `AtReturn` reconvergence), and the
 //!   branch target `pc + imm` and `pc + 4` (so the command cycle has no adder), and a
 //!   `wf.tmc`'s ending lanes.
 //! * Cycle D+1: the stack command (or a fault) for the instruction (a split's larger side,
 //!   from the sides' counts registered in D, is pushed first); `wf.tmc` that ends some
 //!   threads and keeps others takes a second command cycle (exit, then set PC). A `jalr`
-//!   compares every lane's registered target with the lowest active lane's in D+1 and
+//!   finds the lanes whose target is the lowest active lane's in D+1 (from their `rs1`) and
 //!   registers the lanes that go there (`jalr_group`, from D+2 while the instruction is in the
 //!   unit: the SM writes the link only for them, at the ALU's writeback); its command (or
 //!   fault) is in D+2.
@@ -98,10 +98,16 @@ pub struct BranchUnit<const L: usize> {
     s_pop_t: DFF<Bits<8>>,
     s_pop_n: DFF<Bits<8>>,
     /// The lanes of a `jalr` whose target equals the lowest active lane's: compared in D+1
-    /// from the registered targets, registered for D+2 (the command cycle of a `jalr`).
+    /// from the registered operands, registered for D+2 (the command cycle of a `jalr`).
     s_group: DFF<Bits<L>>,
-    /// Every lane's `jalr` target (`rs1 + imm`, bit 0 cleared), registered in D.
-    s_tgt: Vec<DFF<Bits<32>>>,
+    /// Every lane's `rs1`, registered in D, and the two `rs1` values whose target
+    /// (`rs1 + imm`, bit 0 cleared) is the lowest active lane's `T`: that lane's own `a` and
+    /// `a + 1` when `T` is even (`a` and `imm` of equal parity), else `a - 1`. A lane is in the
+    /// group when its `rs1` is one of them: two 32-bit compares per lane and one shared adder,
+    /// not an adder per lane (`small` was 27 cells past 70 % of the LUTs with them).
+    s_a: Vec<DFF<Bits<32>>>,
+    s_a_first: DFF<Bits<32>>,
+    s_a_adj: DFF<Bits<32>>,
     s_target: DFF<Bits<32>>,
     s_first: DFF<Bits<8>>,
     /// A `wf.tmc`'s ending lanes (active lanes outside the lowest active lane's `rs1`) and
@@ -130,7 +136,7 @@ pub struct BranchUnit<const L: usize> {
     ltu: Vec<Signal<Local, Bit>>,
     eq: Vec<Signal<Local, Bit>>,
     take: Vec<Signal<Local, Bit>>,
-    tgt: Vec<Signal<Local, Bits<32>>>,
+    a_adj: Signal<Local, Bits<32>>,
     /// The lowest active lane (one-hot, flat `x[i] & ~|x[i-1:0]`) and its target, operand,
     /// return address and number (AND-OR): an `if`-chain over the lanes was a chain of 2:1
     /// multiplexers after the target adders, on `tiny`'s longest paths (docs/fpga.md).
@@ -187,6 +193,7 @@ pub struct BranchUnit<const L: usize> {
     k_no_lane: Constant<Bits<8>>,
     k_zero8: Constant<Bits<8>>,
     k_one8: Constant<Bits<8>>,
+    k_one32: Constant<Bits<32>>,
     k_kind_none: Constant<Bits<2>>,
     k_kind_ret: Constant<Bits<2>>,
     k_kind_never: Constant<Bits<2>>,
@@ -256,7 +263,9 @@ impl<const L: usize> BranchUnit<L> {
             s_pop_t: Default::default(),
             s_pop_n: Default::default(),
             s_group: Default::default(),
-            s_tgt: (0..L).map(|_| Default::default()).collect(),
+            s_a: (0..L).map(|_| Default::default()).collect(),
+            s_a_first: Default::default(),
+            s_a_adj: Default::default(),
             s_target: Default::default(),
             s_first: Default::default(),
             s_ending: Default::default(),
@@ -278,9 +287,9 @@ impl<const L: usize> BranchUnit<L> {
             ltu: sigs(L),
             eq: sigs(L),
             take: sigs(L),
-            tgt: sigs(L),
+            a_adj: Default::default(),
             first_pick: RoundRobinPick::new(L),
-            first_mux: OneHotMux::new(L, 3),
+            first_mux: OneHotMux::new(L, 2),
             first_num: OneHotMux::new(L, 1),
             first_tgt: Default::default(),
             first_lane: Default::default(),
@@ -326,6 +335,7 @@ impl<const L: usize> BranchUnit<L> {
             k_no_lane: k(NO_LANE),
             k_zero8: k(0),
             k_one8: k(1),
+            k_one32: k(1),
             k_kind_none: k(sidecar_kind::NONE.into()),
             k_kind_ret: k(sidecar_kind::AT_RETURN.into()),
             k_kind_never: k(sidecar_kind::NEVER.into()),
@@ -355,9 +365,11 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_pop_n.clock.next = self.clock.val();
         self.s_group.clock.next = self.clock.val();
         for l in 0..self._lanes {
-            self.s_tgt[l].clock.next = self.clock.val();
+            self.s_a[l].clock.next = self.clock.val();
         }
         self.s_target.clock.next = self.clock.val();
+        self.s_a_first.clock.next = self.clock.val();
+        self.s_a_adj.clock.next = self.clock.val();
         self.s_first.clock.next = self.clock.val();
         self.s_ending.clock.next = self.clock.val();
         self.s_ends_some.clock.next = self.clock.val();
@@ -402,30 +414,33 @@ impl<const L: usize> Logic for BranchUnit<L> {
                 self.take[l].next = !self.ltu[l].val();
             }
             self.pk_taken.d[l].next = self.take[l].val() & self.in_mask.val().get_bit(l);
-            self.tgt[l].next = (self.in_a[l].val() + self.in_imm.val()) & self.k_not1.val();
             self.first_pick.req[l].next = self.in_mask.val().get_bit(l);
             self.first_pick.from[l].next = false;
             self.first_mux.sel[l].next = self.first_pick.grant[l].val();
-            self.first_mux.d[3 * l].next = self.tgt[l].val();
-            self.first_mux.d[3 * l + 1].next = self.in_a[l].val();
-            self.first_mux.d[3 * l + 2].next = self.in_ra[l].val();
+            self.first_mux.d[2 * l].next = self.in_a[l].val();
+            self.first_mux.d[2 * l + 1].next = self.in_ra[l].val();
             self.first_num.sel[l].next = self.first_pick.grant[l].val();
             self.first_num.d[l].next = self.k_lane[l].val();
         }
-        self.first_tgt.next = self.first_mux.q[0].val();
-        self.a_first.next = self.first_mux.q[1].val();
+        self.a_first.next = self.first_mux.q[0].val();
+        self.first_tgt.next = (self.a_first.val() + self.in_imm.val()) & self.k_not1.val();
+        self.a_adj.next = self.a_first.val() - self.k_one32.val();
+        if self.a_first.val().get_bit(0) == self.in_imm.val().get_bit(0) {
+            self.a_adj.next = self.a_first.val() + self.k_one32.val();
+        }
         self.a_first_rest.d[0].next = self.a_first.val();
-        self.ra_first.next = self.first_mux.q[2].val();
+        self.ra_first.next = self.first_mux.q[1].val();
         self.first_lane.next = self.first_num.q[0].val();
         if !self.first_pick.any[0].val() {
             self.first_lane.next = self.k_no_lane.val();
         }
         // ---------------- cycle D+1 of a `jalr`: which lanes go to the lowest active lane's
-        // target, from the registered targets (in D, the target adders then the compares were
+        // target, from the registered operands (in D, the target adders then the compares were
         // `tiny`'s placed critical path on cda350a, 13.4 ns, docs/fpga.md).
         for l in 0..self._lanes {
-            self.pk_group.d[l].next =
-                self.s_mask.q.val().get_bit(l) & (self.s_tgt[l].q.val() == self.s_target.q.val());
+            self.pk_group.d[l].next = self.s_mask.q.val().get_bit(l)
+                & ((self.s_a[l].q.val() == self.s_a_first.q.val())
+                    | (self.s_a[l].q.val() == self.s_a_adj.q.val()));
         }
         // wf.tmc: the lowest active lane's rs1 is the new mask; the active lanes outside it end.
         self.keep.next = self.a_first.val().get_bits::<L>(0) & self.in_mask.val();
@@ -618,12 +633,14 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_pop_n.d.next = self.s_pop_n.q.val();
         self.s_group.d.next = self.s_group.q.val();
         for l in 0..self._lanes {
-            self.s_tgt[l].d.next = self.s_tgt[l].q.val();
+            self.s_a[l].d.next = self.s_a[l].q.val();
         }
         if self.s_valid.q.val() & !self.s_phase2.q.val() {
             self.s_group.d.next = self.group_m.val();
         }
         self.s_target.d.next = self.s_target.q.val();
+        self.s_a_first.d.next = self.s_a_first.q.val();
+        self.s_a_adj.d.next = self.s_a_adj.q.val();
         self.s_first.d.next = self.s_first.q.val();
         self.s_ending.d.next = self.s_ending.q.val();
         self.s_ends_some.d.next = self.s_ends_some.q.val();
@@ -646,8 +663,10 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.s_pop_t.d.next = self.pop_t_root.val();
             self.s_pop_n.d.next = self.pop_n_root.val();
             self.s_target.d.next = self.first_tgt.val();
+            self.s_a_first.d.next = self.a_first.val();
+            self.s_a_adj.d.next = self.a_adj.val();
             for l in 0..self._lanes {
-                self.s_tgt[l].d.next = self.tgt[l].val();
+                self.s_a[l].d.next = self.in_a[l].val();
             }
             self.s_first.d.next = self.first_lane.val();
             self.s_ending.d.next = self.ending.val();

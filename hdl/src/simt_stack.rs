@@ -324,14 +324,8 @@ pub struct SimtStack<const L: usize> {
     pop_a: Signal<Local, Bit>,
     pop_b: Signal<Local, Bit>,
     pop_o: Signal<Local, Bit>,
-    /// `cmd_pc_a` equals the commanded warp's TOS RPC (a `set_pc` that pops).
-    set_pop: Signal<Local, Bit>,
-    /// Per warp, compared before the warp's selection (AND-OR of `sel` after them, not a
-    /// multiplexer in front of them): the command's RPC and `cmd_pc_a` against the warp's TOS
-    /// RPC, its depth against 0 and `D - 1`. The multiplexer then the 32-bit compare were the
-    /// head of `tiny`'s longest estimated paths (cmd_warp → `t_pc`, docs/fpga.md).
-    w_pop_o: Vec<Signal<Local, Bit>>,
-    w_set_pop: Vec<Signal<Local, Bit>>,
+    /// Per warp, its depth against 0 and `D - 1`, before the warp's selection (AND-OR of `sel`
+    /// after them; the per-warp write enables `cmd_we` read them directly).
     w_empty: Vec<Signal<Local, Bit>>,
     w_full: Vec<Signal<Local, Bit>>,
     x_live: Signal<Local, Bits<L>>,
@@ -467,9 +461,6 @@ impl<const L: usize> SimtStack<L> {
             pop_a: Default::default(),
             pop_b: Default::default(),
             pop_o: Default::default(),
-            set_pop: Default::default(),
-            w_pop_o: sigs(warps),
-            w_set_pop: sigs(warps),
             w_empty: sigs(warps),
             w_full: sigs(warps),
             x_live: Default::default(),
@@ -561,20 +552,14 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.c_muxl.d[2 * w + 1].next = self.live[w].q.val();
             self.c_muxd.sel[w].next = self.sel[w].val();
             self.c_muxd.d[w].next = self.dep[w].q.val();
-            self.w_pop_o[w].next = self.cmd_rpc.val() == self.t_rpc[w].q.val();
-            self.w_set_pop[w].next = self.cmd_pc_a.val() == self.t_rpc[w].q.val();
             self.w_empty[w].next = self.dep[w].q.val() == self.dep0.val();
             self.w_full[w].next = self.dep[w].q.val() >= self.dep_full.val();
         }
         self.c_empty.next = false;
         self.c_full.next = false;
-        self.pop_o.next = false;
-        self.set_pop.next = false;
         for w in 0..self._warps {
             self.c_empty.next = self.c_empty.val() | (self.sel[w].val() & self.w_empty[w].val());
             self.c_full.next = self.c_full.val() | (self.sel[w].val() & self.w_full[w].val());
-            self.pop_o.next = self.pop_o.val() | (self.sel[w].val() & self.w_pop_o[w].val());
-            self.set_pop.next = self.set_pop.val() | (self.sel[w].val() & self.w_set_pop[w].val());
         }
         // The selected warp's registers (0 when `cmd_warp` is no warp).
         self.c_pc.next = self.c_mux32.q[0].val();
@@ -608,6 +593,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             (self.cmd_pc_b.val() == self.cmd_rpc.val()) | (!self.cmd_mask_b.val().any());
         self.pop_a.next =
             (self.cmd_pc_a.val() == self.cmd_rpc.val()) | (!self.cmd_mask_a.val().any());
+        self.pop_o.next = self.cmd_rpc.val() == self.c_rpc.val();
         self.x_live.next = self.c_live.val() & (!self.cmd_mask_a.val());
         self.x_mask.next = self.c_mask.val() & (!self.cmd_mask_a.val());
         self.n_pc.next = self.c_pc.val();
@@ -628,7 +614,7 @@ impl<const L: usize> Logic for SimtStack<L> {
         }
         if self.is_set_pc.val() {
             self.n_pc.next = self.cmd_pc_a.val();
-            if self.set_pop.val() {
+            if self.cmd_pc_a.val() == self.c_rpc.val() {
                 self.n_dep.next = self.c_dep_m1.val();
                 self.n_pend.next = self.c_dep.val() != self.dep1.val();
             }
