@@ -12,8 +12,8 @@
 //!
 //! * `d_*` are sampled at every edge; `e_*` are their values from the previous cycle, except
 //!   the operands: each unit has its own copy (`e_alu_data` … `e_bu_data`), loaded only at an
-//!   edge where `d_to_<unit>` is high, so it holds the operands of the last instruction that
-//!   went to that unit.
+//!   edge where `d_load_<unit>` is high (always when `d_to_<unit>` is), so in the cycle after
+//!   `d_to_<unit>` it holds the operands of the instruction that went to that unit.
 //! * `d_to_*` say which unit the instruction enters (a `jalr` enters the ALU and the branch
 //!   unit); `reset` (synchronous) clears them, so after reset no unit receives anything.
 
@@ -36,6 +36,15 @@ pub struct DispatchRegister<const L: usize> {
     pub d_to_div: Signal<In, Bit>,
     pub d_to_lsu: Signal<In, Bit>,
     pub d_to_bu: Signal<In, Bit>,
+    /// Load the unit's operand copy: high whenever the matching `d_to_*` is (the SM drives
+    /// them from the offered instruction's route, before the dispatch decision, so the copies'
+    /// enables do not wait for it); high in other cycles too, as the units read their copy only
+    /// in the cycle after their `d_to_*`.
+    pub d_load_alu: Signal<In, Bit>,
+    pub d_load_mul: Signal<In, Bit>,
+    pub d_load_div: Signal<In, Bit>,
+    pub d_load_lsu: Signal<In, Bit>,
+    pub d_load_bu: Signal<In, Bit>,
     pub e_to_alu: Signal<Out, Bit>,
     pub e_to_mul: Signal<Out, Bit>,
     pub e_to_div: Signal<Out, Bit>,
@@ -94,7 +103,7 @@ pub struct DispatchRegister<const L: usize> {
     pub e_is_tmc: Signal<Out, Bit>,
     pub e_rd_valid: Signal<Out, Bit>,
     // ---- operands: `d_data[s * L + l]` = lane `l` of source `s`. One copy per unit, loaded
-    // only when the instruction goes to that unit (`d_to_*`) and held otherwise: the ALU,
+    // when the offered instruction's route names that unit (`d_load_*`) and held otherwise: the ALU,
     // multiplier, divider and load/store unit read sources 0 and 1 (`2L` words), the branch
     // unit every source. Each copy can be placed beside its unit; one register read by all five
     // units was the most congested net group of `small`'s routing (docs/fpga.md).
@@ -166,6 +175,11 @@ impl<const L: usize> DispatchRegister<L> {
             d_to_div: Default::default(),
             d_to_lsu: Default::default(),
             d_to_bu: Default::default(),
+            d_load_alu: Default::default(),
+            d_load_mul: Default::default(),
+            d_load_div: Default::default(),
+            d_load_lsu: Default::default(),
+            d_load_bu: Default::default(),
             e_to_alu: Default::default(),
             e_to_mul: Default::default(),
             e_to_div: Default::default(),
@@ -356,19 +370,19 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.rd_valid.d.next = self.d_rd_valid.val();
         for i in 0..self._n2 {
             self.alu_data.d[i].next = self.alu_data.q[i].val();
-            if self.d_to_alu.val() {
+            if self.d_load_alu.val() {
                 self.alu_data.d[i].next = self.d_data[i].val();
             }
             self.mul_data.d[i].next = self.mul_data.q[i].val();
-            if self.d_to_mul.val() {
+            if self.d_load_mul.val() {
                 self.mul_data.d[i].next = self.d_data[i].val();
             }
             self.div_data.d[i].next = self.div_data.q[i].val();
-            if self.d_to_div.val() {
+            if self.d_load_div.val() {
                 self.div_data.d[i].next = self.d_data[i].val();
             }
             self.lsu_data.d[i].next = self.lsu_data.q[i].val();
-            if self.d_to_lsu.val() {
+            if self.d_load_lsu.val() {
                 self.lsu_data.d[i].next = self.d_data[i].val();
             }
             self.e_alu_data[i].next = self.alu_data.q[i].val();
@@ -378,7 +392,7 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         }
         for i in 0..self._n {
             self.bu_data.d[i].next = self.bu_data.q[i].val();
-            if self.d_to_bu.val() {
+            if self.d_load_bu.val() {
                 self.bu_data.d[i].next = self.d_data[i].val();
             }
             self.e_bu_data[i].next = self.bu_data.q[i].val();

@@ -1,7 +1,7 @@
 //! Unit co-simulation of the SM's dispatch register (hdl/src/dispatch_register.rs) against its
 //! documented rule: every `e_*` output is the `d_*` input of the previous cycle, except the
 //! unit selects `e_to_*`, which are 0 after a cycle with `reset` high, and each unit's operand
-//! copy, which is `d_data` of the last cycle its select `d_to_*` was high. Random inputs every
+//! copy, which is `d_data` of the last cycle its load `d_load_*` was high. Random inputs every
 //! cycle, rare resets, every output compared every cycle.
 
 use rand::{Rng, SeedableRng};
@@ -79,14 +79,15 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
     let d_data: Vec<PortId> = (0..SOURCES * LANES)
         .map(|i| port(&m, &format!("d_data__024{i}")))
         .collect();
-    // (select index in SELECTS, output name, words)
+    // (load input, output name, words)
     let copies = [
-        (0, "e_alu_data", 2 * LANES),
-        (1, "e_mul_data", 2 * LANES),
-        (2, "e_div_data", 2 * LANES),
-        (3, "e_lsu_data", 2 * LANES),
-        (4, "e_bu_data", SOURCES * LANES),
+        ("d_load_alu", "e_alu_data", 2 * LANES),
+        ("d_load_mul", "e_mul_data", 2 * LANES),
+        ("d_load_div", "e_div_data", 2 * LANES),
+        ("d_load_lsu", "e_lsu_data", 2 * LANES),
+        ("d_load_bu", "e_bu_data", SOURCES * LANES),
     ];
+    let load_ports: Vec<PortId> = copies.iter().map(|c| port(&m, c.0)).collect();
     let copy_ports: Vec<Vec<PortId>> = copies
         .iter()
         .map(|(_, name, n)| {
@@ -129,6 +130,10 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
         for (&p, &v) in d_data.iter().zip(&data) {
             m.set(p, v);
         }
+        let load: Vec<bool> = load_ports.iter().map(|_| rng.gen_bool(0.5)).collect();
+        for (&p, &v) in load_ports.iter().zip(&load) {
+            m.set(p, u64::from(v));
+        }
         m.eval();
         for (c, (_, name, _)) in copies.iter().enumerate() {
             if let Some(want) = &held[c] {
@@ -147,9 +152,9 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
                 }
             }
         }
-        // The selects are the first ports: a copy loads at this edge when its select is high.
-        for (c, (sel, _, n)) in copies.iter().enumerate() {
-            if vals[*sel] == 1 {
+        // A copy loads at this edge when its load input is high.
+        for (c, (_, _, n)) in copies.iter().enumerate() {
+            if load[c] {
                 held[c] = Some(data[..*n].to_vec());
                 loads[c] += 1;
             }
