@@ -313,7 +313,7 @@ pub struct SimtStack<const L: usize> {
     apply: Signal<Local, Bit>,
     /// Per warp: this cycle's command writes the warp's registers (selected, not busy, a
     /// command that changes something), from the warp's own `busy` and depth flags, not from
-    /// the selected warp's (3 levels, where the shared `is_*` took 7: docs/fpga.md).
+    /// the selected warp's.
     cmd_we: Vec<Signal<Local, Bit>>,
     op_reset_or_split: Signal<Local, Bit>,
     op_pc_or_exit: Signal<Local, Bit>,
@@ -325,7 +325,8 @@ pub struct SimtStack<const L: usize> {
     pop_b: Signal<Local, Bit>,
     pop_o: Signal<Local, Bit>,
     /// Per warp, its depth against 0 and `D - 1`, before the warp's selection (AND-OR of `sel`
-    /// after them; the per-warp write enables `cmd_we` read them directly).
+    /// after them; the per-warp write enables `cmd_we` and the `empty`/`full` outputs read
+    /// them directly).
     w_empty: Vec<Signal<Local, Bit>>,
     w_full: Vec<Signal<Local, Bit>>,
     x_live: Signal<Local, Bits<L>>,
@@ -787,8 +788,8 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.tos_pc[w].next = self.t_pc[w].q.val();
             self.tos_rpc[w].next = self.t_rpc[w].q.val();
             self.tos_mask[w].next = self.t_mask[w].q.val();
-            self.empty[w].next = self.dep[w].q.val() == self.dep0.val();
-            self.full[w].next = self.dep[w].q.val() >= self.dep_full.val();
+            self.empty[w].next = self.w_empty[w].val();
+            self.full[w].next = self.w_full[w].val();
             self.depth[w].next = self.dep[w].q.val();
             self.busy[w].next = self.bsy[w].q.val();
         }
