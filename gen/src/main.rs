@@ -156,6 +156,10 @@ struct SynthArgs {
     /// nextpnr's placement seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// nextpnr's router: router1 (its default) or router2 (for a congested design such as
+    /// `small`, docs/fpga.md).
+    #[arg(long, default_value = "router1")]
+    router: String,
     /// Clock constraint in MHz (the report says whether it is met).
     #[arg(long, default_value_t = 100.0)]
     freq: f64,
@@ -205,6 +209,9 @@ struct SweepArgs {
     /// nextpnr's placement seed and the memory model's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// nextpnr's router: router1 or router2 (as `synth --router`).
+    #[arg(long, default_value = "router1")]
+    router: String,
     /// Clock constraint in MHz (place and route).
     #[arg(long, default_value_t = 100.0)]
     freq: f64,
@@ -1288,6 +1295,7 @@ fn synth_cmd(args: SynthArgs) -> Result<ExitCode> {
         target,
         estimate: args.estimate,
         seed: args.seed,
+        router: args.router.parse()?,
         freq_mhz: args.freq,
         threads: args.jobs,
         out_dir: args
@@ -1326,6 +1334,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<ExitCode> {
         target: args.target.parse()?,
         estimate: args.estimate,
         seed: args.seed,
+        router: args.router.parse()?,
         freq_mhz: args.freq,
         kernel: args.kernel,
         mem: args.mem,

@@ -67,6 +67,8 @@ pub struct Options {
     pub estimate: bool,
     /// nextpnr's placement seed and the memory model's seed.
     pub seed: u64,
+    /// nextpnr's router.
+    pub router: crate::synth::Router,
     pub freq_mhz: f64,
     /// A shipped kernel, or [`NO_KERNEL`].
     pub kernel: String,
@@ -560,6 +562,7 @@ fn flow(opts: &Options, out_dir: PathBuf) -> Flow {
         target: opts.target,
         estimate: opts.estimate,
         seed: opts.seed,
+        router: opts.router,
         freq_mhz: opts.freq_mhz,
         threads: 1,
         out_dir,

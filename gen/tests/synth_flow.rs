@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use warpforge::synth::{self, Design, Fit, Flow, Target};
+use warpforge::synth::{self, Design, Fit, Flow, Router, Target};
 use warpforge_config::GpuConfig;
 
 fn flow(out: &Path, cache: &Path, estimate: bool, seed: u64) -> Flow {
@@ -17,6 +17,7 @@ fn flow(out: &Path, cache: &Path, estimate: bool, seed: u64) -> Flow {
         target: Target::Ecp5_85f,
         estimate,
         seed,
+        router: Router::Router1,
         freq_mhz: 100.0,
         threads: 1,
         out_dir: out.to_path_buf(),
@@ -158,6 +159,18 @@ fn the_cache_key_follows_seed_clock_verilog_and_tool_versions() {
             },
             &tools
         )
+    );
+    assert_ne!(
+        base,
+        key(
+            &design,
+            &Flow {
+                router: Router::Router2,
+                ..f.clone()
+            },
+            &tools
+        ),
+        "the router is in the key"
     );
     assert_ne!(
         base,

@@ -289,6 +289,7 @@ impl Logic for LoadExtend {
 /// | `in_smem_base`, `in_smem_size` | in | 32, 32 | the CTA's region in shared memory (base: bits 1:0 ignored) |
 /// | `mem_req_*`, `mem_resp_*` | | | the SM's memory port (docs/microarch/sm.md) |
 /// | `out_valid`, `out_ready` | out, in | 1 | completion, held until `out_ready` |
+/// | `out_load_valid` | out | 1 | `out_valid` of a load, from a flip-flop |
 /// | `out_tag`, `out_warp`, `out_store`, `out_size` | out | 8, 6, 1, 2 | the instruction |
 /// | `out_mask[l]`, `out_data[l]`, `out_addr[l]`, `out_sdata[l]` | out | 1, 32, 32, 32 | mask; loaded value; address; store data (0 for inactive lanes) |
 /// | `fault_valid`, `fault_tag`, `fault_warp`, `fault_cause`, `fault_lane`, `fault_addr` | out | 1, 8, 6, 4, 8, 32 | one-cycle fault pulse |
@@ -318,6 +319,8 @@ pub struct LoadStoreUnit {
     pub mem: MemPort,
     // completion
     pub out_valid: Signal<Out, Bit>,
+    /// `out_valid` of a load (a register write), straight from a flip-flop.
+    pub out_load_valid: Signal<Out, Bit>,
     pub out_ready: Signal<In, Bit>,
     pub out_tag: Signal<Out, Bits<TAG_BITS>>,
     pub out_warp: Signal<Out, Bits<WARP_BITS>>,
@@ -369,6 +372,12 @@ pub struct LoadStoreUnit {
     mis_r: RegVec<Bit>,
     // ---- instruction state
     busy_q: DFF<Bit>,
+    /// A load's completion (`out_valid`, `out_load_valid`) as a register, set at the edge
+    /// after which every access is performed, so the writeback's choice and the register
+    /// file's write start from a flip-flop, not from the OR of every lane's pending bits (the
+    /// placed critical path of `tiny` on 6d86e5a). A store, which writes no register, completes
+    /// from its pending bits as before.
+    done_q: DFF<Bit>,
     /// Load requests accepted so far for the instruction (the next request's number).
     qseq_q: DFF<Bits<5>>,
     /// Responses received so far (the number of the request the next response answers).
@@ -451,6 +460,10 @@ pub struct LoadStoreUnit {
     merge_go: Signal<Local, Bit>,
     pend_any: Signal<Local, Bit>,
     done: Signal<Local, Bit>,
+    /// `out_valid`: a load's registered completion or a store's performed accesses.
+    outv: Signal<Local, Bit>,
+    /// A global load lane still waits for its response after this cycle.
+    rleft: Signal<Local, Bit>,
     clearing: Signal<Local, Bit>,
     // ---- constants
     k_lane: Vec<Constant<Bits<8>>>,
@@ -539,6 +552,7 @@ impl LoadStoreUnit {
             in_smem_size: Default::default(),
             mem: Default::default(),
             out_valid: Default::default(),
+            out_load_valid: Default::default(),
             out_ready: Default::default(),
             out_tag: Default::default(),
             out_warp: Default::default(),
@@ -574,6 +588,7 @@ impl LoadStoreUnit {
             flt_r: RegVec::new(lanes),
             mis_r: RegVec::new(lanes),
             busy_q: Default::default(),
+            done_q: Default::default(),
             qseq_q: Default::default(),
             aseq_q: Default::default(),
             chk_q: Default::default(),
@@ -636,6 +651,8 @@ impl LoadStoreUnit {
             merge_go: Default::default(),
             pend_any: Default::default(),
             done: Default::default(),
+            outv: Default::default(),
+            rleft: Default::default(),
             clearing: Default::default(),
             k_lane: (0..lanes)
                 .map(|l| Constant::new((l as u64).to_bits()))
@@ -683,9 +700,9 @@ impl Logic for LoadStoreUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy_q, qseq_q, aseq_q, chk_q, tag_q, warp_q, store_q, size_q, unsigned_q,
-            sbase_q, sread_q, soff_q, sread2_q, sword_q, soff2_q, fault_q, ftag_q, fwarp_q,
-            fcause_q, flane_q, faddr_q, clr_ptr_q, clr_left_q
+            self, clock, busy_q, done_q, qseq_q, aseq_q, chk_q, tag_q, warp_q, store_q, size_q,
+            unsigned_q, sbase_q, sread_q, soff_q, sread2_q, sword_q, soff2_q, fault_q, ftag_q,
+            fwarp_q, fcause_q, flane_q, faddr_q, clr_ptr_q, clr_left_q
         );
         self.sram.clock.next = self.clock.val();
         self.addr_r.clock.next = self.clock.val();
@@ -867,8 +884,15 @@ impl Logic for LoadStoreUnit {
         // global load lane still waiting and every waiting lane with its address: they were
         // merged into its request, docs/microarch/load_store_unit.md) ----
         self.rfound.next = false;
+        self.rleft.next = false;
         for l in 0..self._lanes {
             self.rfound.next = self.rfound.val() | self.rpend_r.q[l].val();
+            // Still waiting after this cycle's response (if any).
+            self.rleft.next = self.rleft.val()
+                | (self.rpend_r.q[l].val()
+                    & !(!self.pend_r.q[l].val()
+                        & (self.rseq_r.q[l].val() == self.aseq_q.q.val())
+                        & self.mem.resp_valid.val()));
             if self.rpend_r.q[l].val()
                 & !self.pend_r.q[l].val()
                 & (self.rseq_r.q[l].val() == self.aseq_q.q.val())
@@ -954,9 +978,22 @@ impl Logic for LoadStoreUnit {
             & !self.rfound.val()
             & !self.sread_q.q.val()
             & !self.sread2_q.q.val();
+        // A load is performed after this cycle when no access is pending now (a lane requested
+        // or read now leaves a response or a shared word to wait for), no shared word is on its
+        // way (`sread`; `sread2`'s is captured at this edge) and no response is awaited beyond
+        // this cycle's: then its completion is offered from the next cycle, as early as the
+        // unregistered `performed` would be.
+        self.done_q.d.next = self.busy_q.q.val()
+            & !self.store_q.q.val()
+            & !self.pend_any.val()
+            & !self.rleft.val()
+            & !self.sread_q.q.val()
+            & !(self.done_q.q.val() & self.out_ready.val())
+            & !self.drop.val();
+        self.outv.next = self.done_q.q.val() | (self.done.val() & self.store_q.q.val());
         if self.accept.val() {
             self.busy_q.d.next = true;
-        } else if (self.done.val() & self.out_ready.val()) | self.drop.val() {
+        } else if (self.outv.val() & self.out_ready.val()) | self.drop.val() {
             self.busy_q.d.next = false;
         }
         if self.drop.val() {
@@ -965,7 +1002,8 @@ impl Logic for LoadStoreUnit {
                 self.rpend_r.d[l].next = false;
             }
         }
-        self.out_valid.next = self.done.val();
+        self.out_valid.next = self.outv.val();
+        self.out_load_valid.next = self.done_q.q.val();
         self.out_tag.next = self.tag_q.q.val();
         self.out_warp.next = self.warp_q.q.val();
         self.out_store.next = self.store_q.q.val();
@@ -977,7 +1015,7 @@ impl Logic for LoadStoreUnit {
             self.out_sdata[l].next = self.sdata_r.q[l].val();
         }
         self.in_ready.next = self.ready.val();
-        self.finishing.next = self.done.val() & self.out_ready.val();
+        self.finishing.next = self.outv.val() & self.out_ready.val();
         self.fault_valid.next = self.fault_q.q.val();
         self.fault_tag.next = self.ftag_q.q.val();
         self.fault_warp.next = self.fwarp_q.q.val();
@@ -998,6 +1036,7 @@ impl Logic for LoadStoreUnit {
         // ---- reset ----
         if self.reset.val() {
             self.busy_q.d.next = false;
+            self.done_q.d.next = false;
             self.chk_q.d.next = false;
             self.sread_q.d.next = false;
             self.sread2_q.d.next = false;

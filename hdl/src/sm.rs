@@ -1415,6 +1415,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.wb.div_valid.next = self.div.out_valid.val();
                     self.wb.div_tag.next = self.div.out_tag.val();
                     self.wb.lsu_valid.next = self.lsu.out_valid.val();
+                    self.wb.lsu_load_valid.next = self.lsu.out_load_valid.val();
                     self.wb.lsu_store.next = self.lsu.out_store.val();
                     self.wb.lsu_tag.next = self.lsu.out_tag.val();
                     self.lsu.out_ready.next = self.wb.lsu_ready.val();

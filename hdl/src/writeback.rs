@@ -6,6 +6,8 @@
 //!   several are (never in a correct SM) the divider wins over the multiplier over the ALU.
 //! * The LSU's completion is taken (`lsu_ready`) when it is a store (no register write) or when
 //!   no fixed-latency result arrives; otherwise it waits. `lsu_done` = `lsu_valid & lsu_ready`.
+//!   A load's register write is chosen from `lsu_load_valid` (the LSU's registered completion
+//!   of a load, equal to `lsu_valid & !lsu_store`), so it starts at a flip-flop.
 //! * `valid` = a fixed-latency result or a taken load; `tag`, `mask`, `data` are that result's.
 //! * The destination (`warp`, `rd`) comes from registers, not from a tag-table read after the
 //!   choice, so the register file's write starts from flip-flops: the ALU's and multiplier's
@@ -54,6 +56,8 @@ pub struct Writeback {
     pub div_mask: Vec<Signal<In, Bit>>,
     pub div_result: Vec<Signal<In, Bits<32>>>,
     pub lsu_valid: Signal<In, Bit>,
+    /// `lsu_valid` of a load, from the LSU's flip-flop: the register write starts there.
+    pub lsu_load_valid: Signal<In, Bit>,
     pub lsu_store: Signal<In, Bit>,
     pub lsu_tag: Signal<In, Bits<TAG_BITS>>,
     pub lsu_mask: Vec<Signal<In, Bit>>,
@@ -121,6 +125,7 @@ impl Writeback {
             div_mask: sigs(lanes),
             div_result: sigs(lanes),
             lsu_valid: Default::default(),
+            lsu_load_valid: Default::default(),
             lsu_store: Default::default(),
             lsu_tag: Default::default(),
             lsu_mask: sigs(lanes),
@@ -169,8 +174,7 @@ impl Logic for Writeback {
         }
         self.lsu_ready.next = self.lsu_store.val() | !self.fx_valid.val();
         self.lsu_done.next = self.lsu_valid.val() & (self.lsu_store.val() | !self.fx_valid.val());
-        self.valid.next = self.fx_valid.val()
-            | (self.lsu_valid.val() & !self.lsu_store.val() & !self.fx_valid.val());
+        self.valid.next = self.fx_valid.val() | (self.lsu_load_valid.val() & !self.fx_valid.val());
         self.tag.next = self.lsu_tag.val();
         if self.fx_valid.val() {
             self.tag.next = self.fx_tag.val();

@@ -361,6 +361,17 @@ struct Busy {
     /// registered before it is extended into the lane's data).
     sread: bool,
     sread2: bool,
+    /// A load's accesses are all performed (set at the edge after which they are, so a load
+    /// completes when it would unregistered, except an empty mask's, a cycle later; a store
+    /// completes on `performed`; docs/microarch/load_store_unit.md).
+    done: bool,
+}
+
+impl Busy {
+    /// Every access performed, every response and shared word in its register.
+    fn performed(&self) -> bool {
+        self.pend == 0 && self.rpend == 0 && !self.sread && !self.sread2
+    }
 }
 
 /// Inputs of one cycle.
@@ -451,9 +462,10 @@ impl CycleRef {
             }),
             _ => None,
         };
-        let out = self.busy.as_ref().and_then(|b| {
-            (b.pend == 0 && b.rpend == 0 && !b.sread && !b.sread2).then(|| b.expect.clone())
-        });
+        let out = self
+            .busy
+            .as_ref()
+            .and_then(|b| (b.done || (b.instr.store && b.performed())).then(|| b.expect.clone()));
         Outputs {
             in_ready: self.in_ready(reset),
             req,
@@ -500,6 +512,7 @@ impl CycleRef {
             }
             b.sread2 = b.sread;
             b.sread = sh_go && !b.instr.store;
+            b.done = b.performed() && !b.instr.store && !(b.done && inp.out_ready);
             if outs.out.is_some() && inp.out_ready {
                 self.busy = None;
             }
@@ -528,6 +541,7 @@ impl CycleRef {
                         shared,
                         sread: false,
                         sread2: false,
+                        done: false,
                         expect: c,
                         instr,
                     });
@@ -1844,6 +1858,8 @@ fn timing_examples() {
     let t: Vec<u64> = r.iter().map(|x| x.0).collect();
     let reqs = cycles_of(&log, |e| matches!(e, Ev::Req(_)));
     let resps = cycles_of(&log, |e| matches!(e, Ev::Resp(_)));
+    // A load's completion is a register set at the edge after which every access is
+    // performed: the same cycles as unregistered, but for an empty mask.
     // 0: requests t+1, t+2, t+3; completion t+4; next accept t+5.
     assert_eq!(&reqs[..3], &[t[0] + 1, t[0] + 2, t[0] + 3]);
     assert_eq!(r[0].2, t[0] + 4);
@@ -1858,8 +1874,9 @@ fn timing_examples() {
     assert_eq!(r[2].2, t[2] + 7);
     // 3: shared writes t+1..t+4, completion t+5.
     assert_eq!(r[3].2, t[3] + 5);
-    // 4: empty mask, completion t+1.
-    assert_eq!(r[4].2, t[4] + 1);
+    // 4: empty mask, completion t+2 (a cycle later than unregistered: nothing to wait for,
+    // but the register is set from the first busy cycle).
+    assert_eq!(r[4].2, t[4] + 2);
     // 5: shared t+1, request t+2, shared t+3, request t+4, response t+5, completion t+6.
     assert_eq!(&reqs[7..9], &[t[5] + 2, t[5] + 4]);
     assert_eq!(r[5].2, t[5] + 6);

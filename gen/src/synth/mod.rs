@@ -38,6 +38,37 @@ pub enum Target {
     Ecp5_85f,
 }
 
+/// nextpnr's router. `router1` (nextpnr-ecp5's default) gives `tiny`'s figures; `router2`
+/// (negotiated congestion, as in VPR) is the one that makes progress on a congested design such
+/// as `small` (docs/fpga.md, "Routing `small`").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Router {
+    #[default]
+    Router1,
+    Router2,
+}
+
+impl Router {
+    pub fn name(self) -> &'static str {
+        match self {
+            Router::Router1 => "router1",
+            Router::Router2 => "router2",
+        }
+    }
+}
+
+impl std::str::FromStr for Router {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "router1" | "1" => Ok(Router::Router1),
+            "router2" | "2" => Ok(Router::Router2),
+            _ => bail!("--router {s}: unknown router (known: router1, router2)"),
+        }
+    }
+}
+
 /// The targets by name.
 pub const TARGETS: &[&str] = &["ecp5-85f"];
 
@@ -152,6 +183,8 @@ pub struct Flow {
     pub estimate: bool,
     /// nextpnr's placement seed.
     pub seed: u64,
+    /// nextpnr's router.
+    pub router: Router,
     /// The clock constraint, MHz.
     pub freq_mhz: f64,
     /// nextpnr `--threads`.
@@ -245,6 +278,9 @@ pub struct SynthReport {
     pub mode: String,
     pub estimate: bool,
     pub seed: u64,
+    /// nextpnr's router (reports cached before the option existed used `router1`).
+    #[serde(default)]
+    pub router: Router,
     pub freq_target_mhz: f64,
     pub generator: String,
     pub verilog_sha256: String,
@@ -346,6 +382,8 @@ fn nextpnr_args(flow: &Flow, device: &Device) -> Vec<String> {
         &format!("{}", flow.freq_mhz),
         "--seed",
         &flow.seed.to_string(),
+        "--router",
+        flow.router.name(),
         "--threads",
         &flow.threads.to_string(),
         "--timing-allow-fail",
@@ -611,6 +649,7 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
         },
         estimate: flow.estimate,
         seed: flow.seed,
+        router: flow.router,
         freq_target_mhz: flow.freq_mhz,
         generator: format!("warpforge {}", env!("CARGO_PKG_VERSION")),
         verilog_sha256: verilog_sha,
@@ -878,7 +917,12 @@ pub fn table(r: &SynthReport, cached: bool) -> String {
         if r.estimate {
             String::new()
         } else {
-            format!(", seed {}, target {} MHz", r.seed, r.freq_target_mhz)
+            format!(
+                ", seed {}, {}, target {} MHz",
+                r.seed,
+                r.router.name(),
+                r.freq_target_mhz
+            )
         }
     );
     if cached {
