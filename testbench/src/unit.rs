@@ -156,6 +156,18 @@ pub fn yosys_check(top: &str, verilog: &str) -> Result<(), String> {
     run_yosys(&script)
 }
 
+/// yosys's front end only, `hierarchy -check; proc`: every module found, every process
+/// translated (a fraction of [`yosys_check`]'s time on a whole GPU, for a second top of the same
+/// logic).
+pub fn yosys_front_check(top: &str, verilog: &str) -> Result<(), String> {
+    let path = source_file(top, verilog).map_err(|e| e.to_string())?;
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc",
+        path.display()
+    );
+    run_yosys(&script)
+}
+
 /// `yosys -q -p SCRIPT`: Ok when it succeeds, else its output (or how to install it).
 fn run_yosys(script: &str) -> Result<(), String> {
     let out = Command::new("yosys")

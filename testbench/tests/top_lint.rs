@@ -1,5 +1,8 @@
 //! The generated GPU top level (`hdl/src/top.rs`) passes `verilator --lint-only -Wall` with no
-//! warning and yosys `hierarchy -check; proc; synth`: tiny by default, small's yosys with
+//! warning and yosys `hierarchy -check; proc; synth`: tiny by default (the synthesis top, without
+//! trace ports; the co-simulation top, with them, through yosys's front end only unless
+//! `WARPFORGE_FULL=1`: the two differ only in the trace ports, checked below, and a whole generic
+//! `synth` of `tiny` is minutes of CI), small's yosys with
 //! `WARPFORGE_FULL=1` (6–10 min, 2.4 GB); fermi with `--ignored` (lint: 45 s, 1.6 GB), and its
 //! yosys with `--ignored` and `WARPFORGE_FULL=1` (60 min, 9.4 GB: generic `synth` maps each SM's
 //! register file and 1.5 Mbit of instruction and shared memory to flip-flops, where a vendor flow
@@ -9,13 +12,32 @@ use std::time::Instant;
 
 use warpforge_config::GpuConfig;
 use warpforge_hdl::top::{top_verilog, TopOptions, TracePorts, TOP_NAME};
-use warpforge_testbench::unit::{lint, yosys_check};
+use warpforge_testbench::unit::{full_tests, lint, yosys_check, yosys_front_check};
 
-fn check(preset: &str, yosys: bool) {
+/// How much of yosys a check runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Yosys {
+    None,
+    /// `hierarchy -check; proc`.
+    Front,
+    /// `hierarchy -check; proc; synth`.
+    Synth,
+}
+
+/// `full` with `WARPFORGE_FULL=1`, else `short`.
+fn full_or(full: Yosys, short: Yosys) -> Yosys {
+    if full_tests() {
+        full
+    } else {
+        short
+    }
+}
+
+fn check(preset: &str, yosys: Yosys) {
     check_with(preset, yosys, TracePorts::On);
 }
 
-fn check_with(preset: &str, yosys: bool, trace: TracePorts) {
+fn check_with(preset: &str, yosys: Yosys, trace: TracePorts) {
     let cfg = GpuConfig::preset(preset).unwrap();
     let t = Instant::now();
     let opts = TopOptions {
@@ -30,8 +52,10 @@ fn check_with(preset: &str, yosys: bool, trace: TracePorts) {
     }
     let lint_time = t.elapsed();
     let t = Instant::now();
-    if yosys {
-        yosys_check(TOP_NAME, &v).expect("yosys");
+    match yosys {
+        Yosys::None => {}
+        Yosys::Front => yosys_front_check(TOP_NAME, &v).expect("yosys front end"),
+        Yosys::Synth => yosys_check(TOP_NAME, &v).expect("yosys"),
     }
     eprintln!(
         "{preset}: {} bytes of Verilog, generate {gen:.1?}, lint {lint_time:.1?}, yosys {:.1?}",
@@ -42,7 +66,7 @@ fn check_with(preset: &str, yosys: bool, trace: TracePorts) {
 
 #[test]
 fn top_tiny_lint_and_yosys() {
-    check("tiny", true);
+    check("tiny", full_or(Yosys::Synth, Yosys::Front));
 }
 
 /// The ports of the top module, from its header `module warpforge_top(a,b,...);`.
@@ -61,7 +85,7 @@ fn ports(verilog: &str) -> Vec<String> {
 
 #[test]
 fn top_tiny_without_trace_ports_lint_and_yosys() {
-    check_with("tiny", true, TracePorts::Off);
+    check_with("tiny", Yosys::Synth, TracePorts::Off);
 }
 
 /// Synthesis's top (TracePorts::Off) differs from co-simulation's only in the trace ports.
@@ -92,11 +116,11 @@ fn trace_ports_are_the_only_difference() {
 
 #[test]
 fn top_small_lint() {
-    check("small", warpforge_testbench::unit::full_tests());
+    check("small", full_or(Yosys::Synth, Yosys::None));
 }
 
 #[test]
 #[ignore = "fermi: lint ~1 min and 1.6 GB, yosys (WARPFORGE_FULL=1) 1 h and 9.4 GB; run with --ignored"]
 fn top_fermi_lint() {
-    check("fermi", warpforge_testbench::unit::full_tests());
+    check("fermi", full_or(Yosys::Synth, Yosys::None));
 }
