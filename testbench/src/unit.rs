@@ -148,24 +148,23 @@ pub fn build_unit(top: &str, verilog: &str, trace: bool) -> Result<LoadedModel, 
 
 /// yosys `hierarchy -check; proc; synth`: Ok when yosys accepts the design.
 pub fn yosys_check(top: &str, verilog: &str) -> Result<(), String> {
-    let path = source_file(top, verilog).map_err(|e| e.to_string())?;
-    let script = format!(
-        "read_verilog {}; hierarchy -check -top {top}; proc; synth -top {top}",
-        path.display()
-    );
-    run_yosys(&script)
+    yosys_front_then(top, verilog, &format!("; synth -top {top}"))
 }
 
 /// yosys's front end only, `hierarchy -check; proc`: every module found, every process
 /// translated (a fraction of [`yosys_check`]'s time on a whole GPU, for a second top of the same
 /// logic).
 pub fn yosys_front_check(top: &str, verilog: &str) -> Result<(), String> {
+    yosys_front_then(top, verilog, "")
+}
+
+/// `read_verilog; hierarchy -check; proc`, then `rest` (empty or starting with `;`).
+fn yosys_front_then(top: &str, verilog: &str, rest: &str) -> Result<(), String> {
     let path = source_file(top, verilog).map_err(|e| e.to_string())?;
-    let script = format!(
-        "read_verilog {}; hierarchy -check -top {top}; proc",
+    run_yosys(&format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc{rest}",
         path.display()
-    );
-    run_yosys(&script)
+    ))
 }
 
 /// `yosys -q -p SCRIPT`: Ok when it succeeds, else its output (or how to install it).
