@@ -126,6 +126,10 @@ pub struct Top<const L: usize> {
     p_cta_warps: DFF<Bits<32>>,
     next_cta: DFF<Bits<32>>,
     next_gtid: DFF<Bits<32>>,
+    /// CTAs not yet dispatched (`nctaid - next_cta`), and whether any is left: `offered` from a
+    /// flip-flop instead of a 32-bit compare in the cycle that dispatches.
+    ctas_left: DFF<Bits<32>>,
+    more_ctas: DFF<Bit>,
 
     offered: Signal<Local, Bit>,
     taken: Signal<Local, Bit>,
@@ -252,6 +256,8 @@ impl<const L: usize> Top<L> {
             p_cta_warps: Default::default(),
             next_cta: Default::default(),
             next_gtid: Default::default(),
+            ctas_left: Default::default(),
+            more_ctas: Default::default(),
             offered: Default::default(),
             taken: Default::default(),
             any_busy: Default::default(),
@@ -306,6 +312,8 @@ impl<const L: usize> Logic for Top<L> {
         self.p_cta_warps.clock.next = self.clock.val();
         self.next_cta.clock.next = self.clock.val();
         self.next_gtid.clock.next = self.clock.val();
+        self.ctas_left.clock.next = self.clock.val();
+        self.more_ctas.clock.next = self.clock.val();
 
         // Cycles since reset: the `cycle` CSR of every SM.
         self.cycles.d.next = self.cycles.q.val() + self.k_one64.val();
@@ -317,7 +325,7 @@ impl<const L: usize> Logic for Top<L> {
         // CTA dispatch: the next CTA goes to the lowest-numbered SM that has room.
         self.offered.next = self.running.q.val()
             & !self.fault_r.q.val()
-            & (self.next_cta.q.val() < self.p_nctaid.q.val());
+            & self.more_ctas.q.val();
         self.seen[0].next = false;
         self.any_busy.next = false;
         self.fseen[0].next = false;
@@ -443,12 +451,16 @@ impl<const L: usize> Logic for Top<L> {
         self.p_cta_warps.d.next = self.p_cta_warps.q.val();
         self.next_cta.d.next = self.next_cta.q.val();
         self.next_gtid.d.next = self.next_gtid.q.val();
+        self.ctas_left.d.next = self.ctas_left.q.val();
+        self.more_ctas.d.next = self.more_ctas.q.val();
         if !self.fault_r.q.val() & self.any_fault.val() {
             self.fsm_r.d.next = self.first_fault.val();
         }
         if self.taken.val() {
             self.next_cta.d.next = self.next_cta.q.val() + self.k_one32.val();
             self.next_gtid.d.next = self.next_gtid.q.val() + self.p_ntid.q.val();
+            self.ctas_left.d.next = self.ctas_left.q.val() - self.k_one32.val();
+            self.more_ctas.d.next = self.ctas_left.q.val() != self.k_one32.val();
         }
         if self.running.q.val() & !self.offered.val() & !self.any_busy.val() & !self.fault_r.q.val()
         {
@@ -470,6 +482,8 @@ impl<const L: usize> Logic for Top<L> {
             self.p_cta_warps.d.next = self.warps_of.val();
             self.next_cta.d.next = self.k_zero32.val();
             self.next_gtid.d.next = self.k_zero32.val();
+            self.ctas_left.d.next = self.launch_nctaid.val();
+            self.more_ctas.d.next = self.launch_nctaid.val() != self.k_zero32.val();
         }
         if self.reset.val() {
             self.running.d.next = false;
