@@ -151,6 +151,13 @@ pub fn yosys_check(top: &str, verilog: &str) -> Result<(), String> {
     yosys_front_then(top, verilog, &format!("; synth -top {top}"))
 }
 
+/// yosys's `prep` (front end, `opt`, `wreduce`, memories collected, `check`) with `check -assert`:
+/// no combinational loop, no multiple drivers, no undriven wire, without the technology mapping
+/// and ABC that make most of [`yosys_check`]'s minutes on a whole GPU.
+pub fn yosys_prep_check(top: &str, verilog: &str) -> Result<(), String> {
+    yosys_front_then(top, verilog, &format!("; prep -top {top}; check -assert"))
+}
+
 /// yosys's front end only, `hierarchy -check; proc`: every module found, every process
 /// translated (a fraction of [`yosys_check`]'s time on a whole GPU, for a second top of the same
 /// logic).

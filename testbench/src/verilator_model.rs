@@ -293,6 +293,7 @@ fn model_key(b: &ModelBuild, sources: &[(String, Vec<u8>)]) -> String {
     feed(&mut h, env!("CARGO_PKG_VERSION").as_bytes());
     feed(&mut h, verilator_version_string().as_bytes());
     feed(&mut h, &CPP_OPT_LEVEL.to_le_bytes());
+    feed(&mut h, b"__Slow units at -O0");
     for var in ["CXX", "CXXFLAGS"] {
         feed(&mut h, std::env::var(var).unwrap_or_default().as_bytes());
     }
@@ -400,6 +401,21 @@ fn cpp_tool(vb: &Verilator, v: &Verilated) -> Result<cc::Tool, BuildError> {
         })
 }
 
+/// Verilator's `__Slow` translation units hold code that runs once (construction, the initial
+/// evaluation): compiled without optimisation, as Verilator's own makefiles do with `OPT_SLOW`.
+/// On `tiny`'s model a `__Slow` file compiles 5× faster at `-O0` (10.0 → 1.9 s) and they are
+/// 40 % of its C++; the simulation speed does not depend on them.
+fn slow_path_args(src: &Path) -> Vec<OsString> {
+    let slow = src
+        .file_stem()
+        .is_some_and(|s| s.to_string_lossy().ends_with("__Slow"));
+    if slow {
+        vec!["-O0".into()]
+    } else {
+        Vec::new()
+    }
+}
+
 fn build_into(
     b: &ModelBuild,
     cache_dir: &Path,
@@ -443,16 +459,19 @@ fn build_into(
     let shim_src = dir.join(shim::SHIM_FILE);
     fs::write(&shim_src, shim::generate(&v)).map_err(io_err(&shim_src))?;
     let tool = cpp_tool(&vb, &v)?;
-    let jobs: Vec<Job> = v
+    let mut jobs: Vec<Job> = v
         .sources
         .iter()
         .chain(std::iter::once(&shim_src))
         .map(|src| Job {
             src: src.clone(),
             obj: compile::obj_path(&obj_dir, src),
-            extra_args: Vec::new(),
+            extra_args: slow_path_args(src),
         })
         .collect();
+    // Largest first, so the last translation unit to start is a small one and the compiler
+    // processes finish together.
+    jobs.sort_by_key(|j| std::cmp::Reverse(fs::metadata(&j.src).map(|m| m.len()).unwrap_or(0)));
     let out = compile::compile_all(&tool, &jobs)?;
     if !out.is_empty() {
         log.push_str("== model compile\n");

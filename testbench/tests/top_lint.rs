@@ -1,8 +1,10 @@
 //! The generated GPU top level (`hdl/src/top.rs`) passes `verilator --lint-only -Wall` with no
-//! warning and yosys `hierarchy -check; proc; synth`: tiny by default (the synthesis top, without
-//! trace ports; the co-simulation top, with them, through yosys's front end only unless
-//! `WARPFORGE_FULL=1`: the two differ only in the trace ports, checked below, and a whole generic
-//! `synth` of `tiny` is minutes of CI), small's yosys with
+//! warning and yosys: in CI, `tiny`'s synthesis top (without trace ports) through `prep; check
+//! -assert` (no combinational loop, multiple driver or undriven wire) and its co-simulation top
+//! (with them) through the front end (`hierarchy -check; proc`): the two differ only in the trace
+//! ports, checked below. A whole generic `synth` of `tiny` is minutes of CI: with
+//! `WARPFORGE_FULL=1` both tops get it (a generic `synth` of a synthesis top runs in CI anyway,
+//! in the sweep test's estimate of a cut `tiny`, gen/tests/sweep.rs). small's yosys with
 //! `WARPFORGE_FULL=1` (6–10 min, 2.4 GB); fermi with `--ignored` (lint: 45 s, 1.6 GB), and its
 //! yosys with `--ignored` and `WARPFORGE_FULL=1` (60 min, 9.4 GB: generic `synth` maps each SM's
 //! register file and 1.5 Mbit of instruction and shared memory to flip-flops, where a vendor flow
@@ -12,7 +14,7 @@ use std::time::Instant;
 
 use warpforge_config::GpuConfig;
 use warpforge_hdl::top::{top_verilog, TopOptions, TracePorts, TOP_NAME};
-use warpforge_testbench::unit::{full_tests, lint, yosys_check, yosys_front_check};
+use warpforge_testbench::unit::{full_tests, lint, yosys_check, yosys_front_check, yosys_prep_check};
 
 /// How much of yosys a check runs.
 #[derive(Clone, Copy, PartialEq)]
@@ -20,6 +22,8 @@ enum Yosys {
     None,
     /// `hierarchy -check; proc`.
     Front,
+    /// `hierarchy -check; proc; prep; check -assert`.
+    Prep,
     /// `hierarchy -check; proc; synth`.
     Synth,
 }
@@ -55,6 +59,7 @@ fn check_with(preset: &str, yosys: Yosys, trace: TracePorts) {
     match yosys {
         Yosys::None => {}
         Yosys::Front => yosys_front_check(TOP_NAME, &v).expect("yosys front end"),
+        Yosys::Prep => yosys_prep_check(TOP_NAME, &v).expect("yosys prep"),
         Yosys::Synth => yosys_check(TOP_NAME, &v).expect("yosys"),
     }
     eprintln!(
@@ -85,7 +90,7 @@ fn ports(verilog: &str) -> Vec<String> {
 
 #[test]
 fn top_tiny_without_trace_ports_lint_and_yosys() {
-    check_with("tiny", Yosys::Synth, TracePorts::Off);
+    check_with("tiny", full_or(Yosys::Synth, Yosys::Prep), TracePorts::Off);
 }
 
 /// Synthesis's top (TracePorts::Off) differs from co-simulation's only in the trace ports.
