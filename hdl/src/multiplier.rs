@@ -34,7 +34,11 @@
 //!
 //! Pipeline: stage 0 (the issue cycle) forms the partial products and the correction term; with
 //! `mul_latency >= 2` they are registered, the next cycle sums them and the sum goes through the
-//! remaining `mul_latency - 1` result registers. With `mul_latency = 1` both halves share the
+//! remaining `mul_latency - 1` result registers. With `mul_latency >= 3` the sum takes two
+//! cycles: the first forms `mid`, the low word and the high word without `mid[31:16]` (`t`), the
+//! second adds `mid[31:16]` (at most 2) to `t`, so no cycle holds two 32-bit carry chains in
+//! series (one lane of `tiny` placed alone, out of context: 90.7 MHz at latency 2, 159.4 MHz at
+//! 3); then `mul_latency - 2` result registers. With `mul_latency = 1` everything shares the
 //! issue cycle and one result register. Inactive lanes produce 0.
 //!
 //! `op` encoding (2 bits) = `funct3[1:0]` of the M instruction ([`mul_op_code`]): mul 00,
@@ -159,6 +163,20 @@ pub struct MulLane {
     x_active: Signal<Local, Bit>,
     mid: Signal<Local, Bits<32>>,
     lo_word: Signal<Local, Bits<32>>,
+    /// The high word without the middle column's carry (`mid >> 16`, at most 2).
+    t_word: Signal<Local, Bits<32>>,
+    // Stage-2 registers: one each when latency >= 3 (the high word's last addition a cycle
+    // after the rest of the sum), none otherwise.
+    s2_lo: Vec<DFF<Bits<32>>>,
+    s2_t: Vec<DFF<Bits<32>>>,
+    s2_mid_hi: Vec<DFF<Bits<32>>>,
+    s2_hi: Vec<DFF<Bit>>,
+    s2_active: Vec<DFF<Bit>>,
+    y_lo: Signal<Local, Bits<32>>,
+    y_t: Signal<Local, Bits<32>>,
+    y_mid_hi: Signal<Local, Bits<32>>,
+    y_hi: Signal<Local, Bit>,
+    y_active: Signal<Local, Bit>,
     hi_word: Signal<Local, Bits<32>>,
     value: Signal<Local, Bits<32>>,
     // Result registers (latency - stage-1 registers of them).
@@ -179,7 +197,8 @@ impl MulLane {
     pub fn new(latency: usize) -> Self {
         assert!(latency >= 1, "multiplier latency must be at least 1");
         let staged = usize::from(latency >= 2);
-        let regs = latency - staged;
+        let staged2 = usize::from(latency >= 3);
+        let regs = latency - staged - staged2;
         let op = |o: MulDivOp| Constant::new(u64::from(mul_op_code(o).unwrap()).to_bits());
         Self {
             clock: Default::default(),
@@ -222,6 +241,17 @@ impl MulLane {
             x_active: Default::default(),
             mid: Default::default(),
             lo_word: Default::default(),
+            t_word: Default::default(),
+            s2_lo: (0..staged2).map(|_| DFF::default()).collect(),
+            s2_t: (0..staged2).map(|_| DFF::default()).collect(),
+            s2_mid_hi: (0..staged2).map(|_| DFF::default()).collect(),
+            s2_hi: (0..staged2).map(|_| DFF::default()).collect(),
+            s2_active: (0..staged2).map(|_| DFF::default()).collect(),
+            y_lo: Default::default(),
+            y_t: Default::default(),
+            y_mid_hi: Default::default(),
+            y_hi: Default::default(),
+            y_active: Default::default(),
             hi_word: Default::default(),
             value: Default::default(),
             res_q: (0..regs).map(|_| DFF::default()).collect(),
@@ -306,17 +336,39 @@ impl Logic for MulLane {
             + (self.x_lh.val() & self.k_low16.val())
             + (self.x_hl.val() & self.k_low16.val());
         self.lo_word.next = (self.x_ll.val() & self.k_low16.val()) | (self.mid.val() << 16);
-        self.hi_word.next = self.x_hh.val()
-            + (self.x_lh.val() >> 16)
-            + (self.x_hl.val() >> 16)
-            + (self.mid.val() >> 16)
-            - self.x_corr.val();
-        if !self.x_active.val() {
+        self.t_word.next =
+            self.x_hh.val() + (self.x_lh.val() >> 16) + (self.x_hl.val() >> 16) - self.x_corr.val();
+        // Stage-2 registers (latency >= 3): the middle column's carry is added a cycle later,
+        // so neither cycle holds the two carry chains in series.
+        self.y_lo.next = self.lo_word.val();
+        self.y_t.next = self.t_word.val();
+        self.y_mid_hi.next = self.mid.val() >> 16;
+        self.y_hi.next = self.x_hi.val();
+        self.y_active.next = self.x_active.val();
+        for i in 0..self.s2_lo.len() {
+            self.s2_lo[i].clock.next = self.clock.val();
+            self.s2_t[i].clock.next = self.clock.val();
+            self.s2_mid_hi[i].clock.next = self.clock.val();
+            self.s2_hi[i].clock.next = self.clock.val();
+            self.s2_active[i].clock.next = self.clock.val();
+            self.s2_lo[i].d.next = self.lo_word.val();
+            self.s2_t[i].d.next = self.t_word.val();
+            self.s2_mid_hi[i].d.next = self.mid.val() >> 16;
+            self.s2_hi[i].d.next = self.x_hi.val();
+            self.s2_active[i].d.next = self.x_active.val();
+            self.y_lo.next = self.s2_lo[i].q.val();
+            self.y_t.next = self.s2_t[i].q.val();
+            self.y_mid_hi.next = self.s2_mid_hi[i].q.val();
+            self.y_hi.next = self.s2_hi[i].q.val();
+            self.y_active.next = self.s2_active[i].q.val();
+        }
+        self.hi_word.next = self.y_t.val() + self.y_mid_hi.val();
+        if !self.y_active.val() {
             self.value.next = self.k_zero.val();
-        } else if self.x_hi.val() {
+        } else if self.y_hi.val() {
             self.value.next = self.hi_word.val();
         } else {
-            self.value.next = self.lo_word.val();
+            self.value.next = self.y_lo.val();
         }
         // Result registers.
         for i in 0..self.res_q.len() {
@@ -324,7 +376,7 @@ impl Logic for MulLane {
             self.active_q[i].clock.next = self.clock.val();
         }
         self.res_q[0].d.next = self.value.val();
-        self.active_q[0].d.next = self.x_active.val();
+        self.active_q[0].d.next = self.y_active.val();
         for i in 1..self.res_q.len() {
             self.res_q[i].d.next = self.res_q[i - 1].q.val();
             self.active_q[i].d.next = self.active_q[i - 1].q.val();

@@ -323,9 +323,7 @@ impl<const L: usize> Logic for Top<L> {
         self.cycle_count.next = self.cycles.q.val();
 
         // CTA dispatch: the next CTA goes to the lowest-numbered SM that has room.
-        self.offered.next = self.running.q.val()
-            & !self.fault_r.q.val()
-            & self.more_ctas.q.val();
+        self.offered.next = self.running.q.val() & !self.fault_r.q.val() & self.more_ctas.q.val();
         self.seen[0].next = false;
         self.any_busy.next = false;
         self.fseen[0].next = false;

@@ -14,7 +14,9 @@ use std::time::Instant;
 
 use warpforge_config::GpuConfig;
 use warpforge_hdl::top::{top_verilog, TopOptions, TracePorts, TOP_NAME};
-use warpforge_testbench::unit::{full_tests, lint, yosys_check, yosys_front_check, yosys_prep_check};
+use warpforge_testbench::unit::{
+    full_tests, lint, yosys_check, yosys_front_check, yosys_prep_check,
+};
 
 /// How much of yosys a check runs.
 #[derive(Clone, Copy, PartialEq)]

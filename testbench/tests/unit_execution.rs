@@ -864,6 +864,20 @@ fn multiplier_tiny_latency_1() {
     pass(check_multiplier("multiplier_tiny_latency_1", &cfg, GOLDEN));
 }
 
+/// Latency 3: the high word's last addition (the middle column's carry) in its own stage; 4:
+/// that and one result register more (fermi's latency, its whole preset being opt-in).
+#[test]
+fn multiplier_tiny_latency_3_and_4() {
+    for latency in [3, 4] {
+        let cfg = cfg_with("tiny", |c| c.mul_latency = latency);
+        pass(check_multiplier(
+            &format!("multiplier_tiny_latency_{latency}"),
+            &cfg,
+            GOLDEN,
+        ));
+    }
+}
+
 // Divider -----------------------------------------------------------------------------------
 
 #[test]
