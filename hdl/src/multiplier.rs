@@ -37,8 +37,7 @@
 //! remaining `mul_latency - 1` result registers. With `mul_latency >= 3` the sum takes two
 //! cycles: the first forms `mid`, the low word and the high word without `mid[31:16]` (`t`), the
 //! second adds `mid[31:16]` (at most 2) to `t`, so no cycle holds two 32-bit carry chains in
-//! series (one lane of `tiny` placed alone, out of context: 90.7 MHz at latency 2, 159.4 MHz at
-//! 3); then `mul_latency - 2` result registers. With `mul_latency = 1` everything shares the
+//! series (docs/microarch/execution_units.md, "Timing"); then `mul_latency - 2` result registers. With `mul_latency = 1` everything shares the
 //! issue cycle and one result register. Inactive lanes produce 0.
 //!
 //! `op` encoding (2 bits) = `funct3[1:0]` of the M instruction ([`mul_op_code`]): mul 00,
