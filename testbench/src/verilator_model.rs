@@ -294,6 +294,7 @@ fn model_key(b: &ModelBuild, sources: &[(String, Vec<u8>)]) -> String {
     feed(&mut h, verilator_version_string().as_bytes());
     feed(&mut h, &CPP_OPT_LEVEL.to_le_bytes());
     feed(&mut h, b"__Slow units at -O0");
+    feed(&mut h, &UNITY_GROUP_BYTES.to_le_bytes());
     for var in ["CXX", "CXXFLAGS"] {
         feed(&mut h, std::env::var(var).unwrap_or_default().as_bytes());
     }
@@ -403,17 +404,62 @@ fn cpp_tool(vb: &Verilator, v: &Verilated) -> Result<cc::Tool, BuildError> {
 
 /// Verilator's `__Slow` translation units hold code that runs once (construction, the initial
 /// evaluation): compiled without optimisation (Verilator's own makefiles give them flags of their
-/// own, `OPT_SLOW`, apart from the fast path's `OPT_FAST`). On `tiny`'s model a `__Slow` file compiles 5× faster at `-O0` (10.0 → 1.9 s) and they are
-/// 40 % of its C++; the simulation speed does not depend on them.
-fn slow_path_args(src: &Path) -> Vec<OsString> {
-    let slow = src
-        .file_stem()
-        .is_some_and(|s| s.to_string_lossy().ends_with("__Slow"));
-    if slow {
-        vec!["-O0".into()]
-    } else {
-        Vec::new()
+/// own, `OPT_SLOW`, apart from the fast path's `OPT_FAST`). On `tiny`'s model a `__Slow` file
+/// compiles 5× faster at `-O0` (10.0 → 1.9 s) and they are 40 % of its C++; the simulation speed
+/// does not depend on them.
+fn is_slow_path(src: &Path) -> bool {
+    src.file_stem()
+        .is_some_and(|s| s.to_string_lossy().ends_with("__Slow"))
+}
+
+/// Most of a small translation unit's compile time is the compiler reading `verilated.h` and
+/// the standard headers (≈ 1.5 s a file here): a unit's model of 77 KB of C++ in 7 files took
+/// 12 s compiled file by file and 2.0 s as one file that includes the others. So the files are
+/// compiled in groups ("unity" files) of up to this many bytes; a larger file stays alone, and
+/// a large model still makes several groups for the compiler processes to share.
+const UNITY_GROUP_BYTES: u64 = 256 * 1024;
+
+/// Files compiled as one translation unit, with or without optimisation.
+#[derive(Debug, PartialEq, Eq)]
+struct UnityGroup {
+    files: Vec<PathBuf>,
+    slow: bool,
+}
+
+/// `sources` (path, size) in groups: `__Slow` files apart from the others (other flags), each
+/// kind's files largest first, a file joining the current group while the group stays within
+/// [`UNITY_GROUP_BYTES`]. Groups are returned largest first, so the last to start is a small one
+/// and the compiler processes finish together.
+fn unity_groups(sources: &[(PathBuf, u64)]) -> Vec<UnityGroup> {
+    let mut groups: Vec<(UnityGroup, u64)> = Vec::new();
+    for slow in [false, true] {
+        let mut files: Vec<&(PathBuf, u64)> = sources
+            .iter()
+            .filter(|(f, _)| is_slow_path(f) == slow)
+            .collect();
+        files.sort_by_key(|(f, size)| (std::cmp::Reverse(*size), f.clone()));
+        let first = groups.len();
+        for (f, size) in files {
+            let open = groups[first..]
+                .iter_mut()
+                .find(|(_, bytes)| bytes + size <= UNITY_GROUP_BYTES);
+            match open {
+                Some((g, bytes)) => {
+                    g.files.push(f.clone());
+                    *bytes += size;
+                }
+                None => groups.push((
+                    UnityGroup {
+                        files: vec![f.clone()],
+                        slow,
+                    },
+                    *size,
+                )),
+            }
+        }
     }
+    groups.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
+    groups.into_iter().map(|(g, _)| g).collect()
 }
 
 fn build_into(
@@ -459,19 +505,36 @@ fn build_into(
     let shim_src = dir.join(shim::SHIM_FILE);
     fs::write(&shim_src, shim::generate(&v)).map_err(io_err(&shim_src))?;
     let tool = cpp_tool(&vb, &v)?;
-    let mut jobs: Vec<Job> = v
+    let sources: Vec<(PathBuf, u64)> = v
         .sources
         .iter()
         .chain(std::iter::once(&shim_src))
-        .map(|src| Job {
-            src: src.clone(),
-            obj: compile::obj_path(&obj_dir, src),
-            extra_args: slow_path_args(src),
-        })
+        .map(|src| (src.clone(), fs::metadata(src).map(|m| m.len()).unwrap_or(0)))
         .collect();
-    // Largest first, so the last translation unit to start is a small one and the compiler
-    // processes finish together.
-    jobs.sort_by_key(|j| std::cmp::Reverse(fs::metadata(&j.src).map(|m| m.len()).unwrap_or(0)));
+    let mut jobs = Vec::new();
+    for (i, group) in unity_groups(&sources).into_iter().enumerate() {
+        let src = if let [one] = group.files.as_slice() {
+            one.clone()
+        } else {
+            let unity = obj_dir.join(format!("wf_unity_{i}.cpp"));
+            let text: String = group
+                .files
+                .iter()
+                .map(|f| format!("#include \"{}\"\n", f.display()))
+                .collect();
+            fs::write(&unity, text).map_err(io_err(&unity))?;
+            unity
+        };
+        jobs.push(Job {
+            obj: compile::obj_path(&obj_dir, &src),
+            extra_args: if group.slow {
+                vec!["-O0".into()]
+            } else {
+                Vec::new()
+            },
+            src,
+        });
+    }
     let out = compile::compile_all(&tool, &jobs)?;
     if !out.is_empty() {
         log.push_str("== model compile\n");
@@ -1251,5 +1314,72 @@ impl Drop for LoadedModel {
         self.close_trace();
         // SAFETY: the instance was created by wf_new and is not used again.
         unsafe { (self.lib.api.delete)(self.inst.as_ptr()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(name: &str, kib: u64) -> (PathBuf, u64) {
+        (PathBuf::from(name), kib * 1024)
+    }
+
+    fn names(g: &UnityGroup) -> Vec<&str> {
+        g.files.iter().map(|f| f.to_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn unity_groups_keep_slow_files_apart_and_large_files_alone() {
+        let groups = unity_groups(&[
+            src("V.cpp", 10),
+            src("V__Syms.cpp", 20),
+            src("V_root__DepSet_a__0.cpp", 800),
+            src("V_root__DepSet_a__1.cpp", 200),
+            src("V_root__DepSet_b__0.cpp", 100),
+            src("V_root__Slow.cpp", 30),
+            src("V_root__DepSet_a__0__Slow.cpp", 300),
+            src("wf_shim.cpp", 5),
+        ]);
+        let got: Vec<(Vec<&str>, bool)> = groups.iter().map(|g| (names(g), g.slow)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (vec!["V_root__DepSet_a__0.cpp"], false),
+                (vec!["V_root__DepSet_a__0__Slow.cpp"], true),
+                (
+                    vec![
+                        "V_root__DepSet_a__1.cpp",
+                        "V__Syms.cpp",
+                        "V.cpp",
+                        "wf_shim.cpp"
+                    ],
+                    false
+                ),
+                (vec!["V_root__DepSet_b__0.cpp"], false),
+                (vec!["V_root__Slow.cpp"], true),
+            ]
+        );
+        // Every file exactly once, whatever the sizes.
+        let mut all: Vec<&str> = groups.iter().flat_map(names).collect();
+        all.sort_unstable();
+        assert_eq!(all.len(), 8);
+        all.dedup();
+        assert_eq!(all.len(), 8);
+    }
+
+    #[test]
+    fn a_small_model_is_two_translation_units() {
+        let groups = unity_groups(&[
+            src("V.cpp", 5),
+            src("V__Syms.cpp", 8),
+            src("V_root__DepSet_a__0.cpp", 30),
+            src("V_root__DepSet_a__0__Slow.cpp", 20),
+            src("V_root__Slow.cpp", 10),
+            src("wf_shim.cpp", 5),
+        ]);
+        assert_eq!(groups.len(), 2);
+        assert_eq!((groups[0].slow, groups[0].files.len()), (false, 4));
+        assert_eq!((groups[1].slow, groups[1].files.len()), (true, 2));
     }
 }
