@@ -40,6 +40,16 @@
 //! series (docs/microarch/execution_units.md, "Timing"); then `mul_latency - 2` result registers. With `mul_latency = 1` everything shares the
 //! issue cycle and one result register. Inactive lanes produce 0.
 //!
+//! Shifts need no sum: multiplying by a power of two, the four partial products occupy
+//! disjoint bit ranges, so the product is their OR, and an arithmetic shift's correction
+//! (`− 2^expo` when `a` is negative) sets the bits from `expo` up. With `mul_latency >= 3` a
+//! shift takes that carry-free path and completes after [`SHIFT_LATENCY`] cycles, ahead of the
+//! multiplications issued before it: the unit returns multiplications after `mul_latency`
+//! cycles and shifts after `min(mul_latency, 2)` ([`shift_latency`]). Two results never
+//! complete in the same cycle because the issuing SM reserves each result's writeback slot
+//! (docs/microarch/sm.md); a lane's result is the OR of the two paths, each 0 when it
+//! completes nothing.
+//!
 //! `op` encoding (2 bits) = `funct3[1:0]` of the M instruction ([`mul_op_code`]): mul 00,
 //! mulh 01, mulhsu 10, mulhu 11.
 
@@ -48,6 +58,19 @@ use warpforge_config::GpuConfig;
 use warpforge_isa::{AluOp, MulDivOp};
 
 use crate::alu::{check_unit_config, ExecConfigError, TAG_BITS};
+
+/// The latency of a shift when `mul_latency` is at least this: the carry-free path's.
+pub const SHIFT_LATENCY: usize = 2;
+
+/// Cycles from issue to result of a shift in a multiplier of `mul_latency` cycles.
+pub fn shift_latency(mul_latency: usize) -> usize {
+    mul_latency.min(SHIFT_LATENCY)
+}
+
+/// Whether shifts take their own, shorter path (`mul_latency > SHIFT_LATENCY`).
+fn split_shifts(mul_latency: usize) -> bool {
+    mul_latency > SHIFT_LATENCY
+}
 
 /// The 2-bit `op` input of the multiplier, or `None` for a division op.
 pub fn mul_op_code(op: MulDivOp) -> Option<u8> {
@@ -144,6 +167,13 @@ pub struct MulLane {
     corr_b: Signal<Local, Bits<32>>,
     corr: Signal<Local, Bits<32>>,
     want_hi: Signal<Local, Bit>,
+    /// The lane takes part in this op's multiplication path (active, and not a shift that
+    /// takes the shift path).
+    mul_active: Signal<Local, Bit>,
+    // The shift path (latency >= 3 only; the vectors are empty otherwise): an active lane of
+    // a shift, an arithmetic shift of a negative `a`.
+    sh_active: Vec<Signal<Local, Bit>>,
+    sh_neg: Vec<Signal<Local, Bit>>,
     // Stage-1 registers: one each when latency >= 2, none when latency = 1.
     s1_ll: Vec<DFF<Bits<32>>>,
     s1_lh: Vec<DFF<Bits<32>>>,
@@ -152,6 +182,16 @@ pub struct MulLane {
     s1_corr: Vec<DFF<Bits<32>>>,
     s1_hi: Vec<DFF<Bit>>,
     s1_active: Vec<DFF<Bit>>,
+    // The shift path's stage-1 registers (latency >= 3 only).
+    s1_sh_active: Vec<DFF<Bit>>,
+    s1_sh_neg: Vec<DFF<Bit>>,
+    s1_expo: Vec<DFF<Bits<5>>>,
+    sh_lo: Vec<Signal<Local, Bits<32>>>,
+    sh_hi: Vec<Signal<Local, Bits<32>>>,
+    sh_value: Vec<Signal<Local, Bits<32>>>,
+    /// The shift path's result register (latency >= 3 only).
+    sh_q: Vec<DFF<Bits<32>>>,
+    sh_active_q: Vec<DFF<Bit>>,
     // Stage 1: the sum.
     x_ll: Signal<Local, Bits<32>>,
     x_lh: Signal<Local, Bits<32>>,
@@ -184,6 +224,7 @@ pub struct MulLane {
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
     k_low16: Constant<Bits<32>>,
+    k_ones: Vec<Constant<Bits<32>>>,
     op_mul: Constant<Bits<2>>,
     op_mulh: Constant<Bits<2>>,
     op_mulhsu: Constant<Bits<2>>,
@@ -198,6 +239,7 @@ impl MulLane {
         let staged = usize::from(latency >= 2);
         let staged2 = usize::from(latency >= 3);
         let regs = latency - staged - staged2;
+        let split = usize::from(split_shifts(latency));
         let op = |o: MulDivOp| Constant::new(u64::from(mul_op_code(o).unwrap()).to_bits());
         Self {
             clock: Default::default(),
@@ -224,6 +266,9 @@ impl MulLane {
             corr_b: Default::default(),
             corr: Default::default(),
             want_hi: Default::default(),
+            mul_active: Default::default(),
+            sh_active: (0..split).map(|_| Default::default()).collect(),
+            sh_neg: (0..split).map(|_| Default::default()).collect(),
             s1_ll: (0..staged).map(|_| DFF::default()).collect(),
             s1_lh: (0..staged).map(|_| DFF::default()).collect(),
             s1_hl: (0..staged).map(|_| DFF::default()).collect(),
@@ -231,6 +276,14 @@ impl MulLane {
             s1_corr: (0..staged).map(|_| DFF::default()).collect(),
             s1_hi: (0..staged).map(|_| DFF::default()).collect(),
             s1_active: (0..staged).map(|_| DFF::default()).collect(),
+            s1_sh_active: (0..split).map(|_| DFF::default()).collect(),
+            s1_sh_neg: (0..split).map(|_| DFF::default()).collect(),
+            s1_expo: (0..split).map(|_| DFF::default()).collect(),
+            sh_lo: (0..split).map(|_| Default::default()).collect(),
+            sh_hi: (0..split).map(|_| Default::default()).collect(),
+            sh_value: (0..split).map(|_| Default::default()).collect(),
+            sh_q: (0..split).map(|_| DFF::default()).collect(),
+            sh_active_q: (0..split).map(|_| DFF::default()).collect(),
             x_ll: Default::default(),
             x_lh: Default::default(),
             x_hl: Default::default(),
@@ -258,6 +311,9 @@ impl MulLane {
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
             k_low16: Constant::new(0xffffu64.to_bits()),
+            k_ones: (0..split)
+                .map(|_| Constant::new(0xffff_ffffu64.to_bits()))
+                .collect(),
             op_mul: op(MulDivOp::Mul),
             op_mulh: op(MulDivOp::Mulh),
             op_mulhsu: op(MulDivOp::Mulhsu),
@@ -299,6 +355,14 @@ impl Logic for MulLane {
         }
         self.corr.next = self.corr_a.val() + self.corr_b.val();
         self.want_hi.next = self.m_op.val() != self.op_mul.val();
+        // With its own path a shift leaves the multiplication path's lanes inactive (0).
+        self.mul_active.next = self.active.val();
+        for i in 0..self.s1_sh_active.len() {
+            self.mul_active.next = self.active.val() & !self.shift.val();
+            self.sh_active[i].next = self.active.val() & self.shift.val();
+            self.sh_neg[i].next =
+                self.a.val().get_bit(31) & (self.m_op.val() == self.op_mulhsu.val());
+        }
         // Stage-1 registers (absent when latency = 1: the sum then uses stage 0 directly).
         self.x_ll.next = self.p_ll.val();
         self.x_lh.next = self.p_lh.val();
@@ -306,7 +370,7 @@ impl Logic for MulLane {
         self.x_hh.next = self.p_hh.val();
         self.x_corr.next = self.corr.val();
         self.x_hi.next = self.want_hi.val();
-        self.x_active.next = self.active.val();
+        self.x_active.next = self.mul_active.val();
         for i in 0..self.s1_ll.len() {
             self.s1_ll[i].clock.next = self.clock.val();
             self.s1_lh[i].clock.next = self.clock.val();
@@ -321,7 +385,7 @@ impl Logic for MulLane {
             self.s1_hh[i].d.next = self.p_hh.val();
             self.s1_corr[i].d.next = self.corr.val();
             self.s1_hi[i].d.next = self.want_hi.val();
-            self.s1_active[i].d.next = self.active.val();
+            self.s1_active[i].d.next = self.mul_active.val();
             self.x_ll.next = self.s1_ll[i].q.val();
             self.x_lh.next = self.s1_lh[i].q.val();
             self.x_hl.next = self.s1_hl[i].q.val();
@@ -329,6 +393,39 @@ impl Logic for MulLane {
             self.x_corr.next = self.s1_corr[i].q.val();
             self.x_hi.next = self.s1_hi[i].q.val();
             self.x_active.next = self.s1_active[i].q.val();
+        }
+        // The shift path (latency >= 3): the partial products' OR, and for an arithmetic
+        // shift of a negative `a` the bits from `expo` up (module documentation).
+        for i in 0..self.s1_sh_active.len() {
+            self.s1_sh_active[i].clock.next = self.clock.val();
+            self.s1_sh_neg[i].clock.next = self.clock.val();
+            self.s1_expo[i].clock.next = self.clock.val();
+            self.sh_q[i].clock.next = self.clock.val();
+            self.sh_active_q[i].clock.next = self.clock.val();
+            self.s1_sh_active[i].d.next = self.sh_active[i].val();
+            self.s1_sh_neg[i].d.next = self.sh_neg[i].val();
+            self.s1_expo[i].d.next = self.expo.val();
+            self.sh_lo[i].next = self.s1_ll[i].q.val()
+                | (self.s1_lh[i].q.val() << 16)
+                | (self.s1_hl[i].q.val() << 16);
+            self.sh_hi[i].next = self.s1_hh[i].q.val()
+                | (self.s1_lh[i].q.val() >> 16)
+                | (self.s1_hl[i].q.val() >> 16);
+            if self.s1_sh_neg[i].q.val() {
+                self.sh_hi[i].next = self.s1_hh[i].q.val()
+                    | (self.s1_lh[i].q.val() >> 16)
+                    | (self.s1_hl[i].q.val() >> 16)
+                    | (self.k_ones[i].val() << self.s1_expo[i].q.val());
+            }
+            self.sh_value[i].next = self.k_zero.val();
+            if self.s1_sh_active[i].q.val() {
+                self.sh_value[i].next = self.sh_lo[i].val();
+                if self.s1_hi[i].q.val() {
+                    self.sh_value[i].next = self.sh_hi[i].val();
+                }
+            }
+            self.sh_q[i].d.next = self.sh_value[i].val();
+            self.sh_active_q[i].d.next = self.s1_sh_active[i].q.val();
         }
         // Stage 1: column sums of the 16-bit digits, then the signed correction.
         self.mid.next = (self.x_ll.val() >> 16)
@@ -383,6 +480,10 @@ impl Logic for MulLane {
         for i in self._last..self.res_q.len() {
             self.result.next = self.res_q[i].q.val();
             self.active_out.next = self.active_q[i].q.val();
+            for j in 0..self.sh_q.len() {
+                self.result.next = self.res_q[i].q.val() | self.sh_q[j].q.val();
+                self.active_out.next = self.active_q[i].q.val() | self.sh_active_q[j].q.val();
+            }
         }
     }
 }
@@ -426,8 +527,17 @@ pub struct Multiplier {
     pub out_mask: Vec<Signal<Out, Bit>>,
     pub out_result: Vec<Signal<Out, Bits<32>>>,
     lane: Vec<MulLane>,
+    /// The multiplications' valid and tag pipeline (and the shifts' too with latency <= 2).
     valid_q: Vec<DFF<Bit>>,
     tag_q: Vec<DFF<Bits<TAG_BITS>>>,
+    /// The shifts' own valid and tag pipeline, [`SHIFT_LATENCY`] (2) deep: its first and
+    /// second registers (latency >= 3 only).
+    sh_valid1: Vec<DFF<Bit>>,
+    sh_tag1: Vec<DFF<Bits<TAG_BITS>>>,
+    sh_valid2: Vec<DFF<Bit>>,
+    sh_tag2: Vec<DFF<Bits<TAG_BITS>>>,
+    /// The op enters the multiplication pipeline (not a shift on its own path).
+    mul_in: Signal<Local, Bit>,
     /// Index of the last pipeline register (`latency - 1`).
     _last: usize,
 }
@@ -443,6 +553,8 @@ impl Multiplier {
     /// [`Multiplier::new`]).
     pub fn with(lanes: usize, latency: usize) -> Self {
         assert!((1..=32).contains(&lanes) && latency >= 1);
+        const _: () = assert!(SHIFT_LATENCY == 2, "the shift pipeline has two registers");
+        let split = usize::from(split_shifts(latency));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -462,6 +574,11 @@ impl Multiplier {
             lane: (0..lanes).map(|_| MulLane::new(latency)).collect(),
             valid_q: (0..latency).map(|_| DFF::default()).collect(),
             tag_q: (0..latency).map(|_| DFF::default()).collect(),
+            sh_valid1: (0..split).map(|_| DFF::default()).collect(),
+            sh_tag1: (0..split).map(|_| DFF::default()).collect(),
+            sh_valid2: (0..split).map(|_| DFF::default()).collect(),
+            sh_tag2: (0..split).map(|_| DFF::default()).collect(),
+            mul_in: Default::default(),
             _last: latency - 1,
         }
     }
@@ -471,9 +588,14 @@ impl Multiplier {
         self.lane.len()
     }
 
-    /// Cycles from issue to result.
+    /// Cycles from issue to result of a multiplication.
     pub fn latency(&self) -> usize {
         self.valid_q.len()
+    }
+
+    /// Cycles from issue to result of a shift ([`shift_latency`]).
+    pub fn shift_latency(&self) -> usize {
+        shift_latency(self.latency())
     }
 }
 
@@ -488,7 +610,9 @@ impl Logic for Multiplier {
             self.lane[i].by_zero.next = self.in_by_zero[i].val();
             self.lane[i].a.next = self.in_a[i].val();
             self.lane[i].b.next = self.in_b[i].val();
-            self.lane[i].active.next = self.in_mask[i].val();
+            // Gated by `in_valid`: a lane's two paths are ORed, so an idle cycle must leave
+            // both at 0.
+            self.lane[i].active.next = self.in_mask[i].val() & self.in_valid.val();
             self.out_result[i].next = self.lane[i].result.val();
             self.out_mask[i].next = self.lane[i].active_out.val();
         }
@@ -496,15 +620,37 @@ impl Logic for Multiplier {
             self.valid_q[i].clock.next = self.clock.val();
             self.tag_q[i].clock.next = self.clock.val();
         }
-        self.valid_q[0].d.next = self.in_valid.val() & !self.reset.val();
+        self.mul_in.next = self.in_valid.val();
+        for _i in 0..self.sh_valid1.len() {
+            self.mul_in.next = self.in_valid.val() & !self.in_shift.val();
+        }
+        self.valid_q[0].d.next = self.mul_in.val() & !self.reset.val();
         self.tag_q[0].d.next = self.in_tag.val();
         for i in 1..self.valid_q.len() {
             self.valid_q[i].d.next = self.valid_q[i - 1].q.val() & !self.reset.val();
             self.tag_q[i].d.next = self.tag_q[i - 1].q.val();
         }
+        for i in 0..self.sh_valid1.len() {
+            self.sh_valid1[i].clock.next = self.clock.val();
+            self.sh_tag1[i].clock.next = self.clock.val();
+            self.sh_valid2[i].clock.next = self.clock.val();
+            self.sh_tag2[i].clock.next = self.clock.val();
+            self.sh_valid1[i].d.next =
+                self.in_valid.val() & self.in_shift.val() & !self.reset.val();
+            self.sh_tag1[i].d.next = self.in_tag.val();
+            self.sh_valid2[i].d.next = self.sh_valid1[i].q.val() & !self.reset.val();
+            self.sh_tag2[i].d.next = self.sh_tag1[i].q.val();
+        }
         for i in self._last..self.valid_q.len() {
             self.out_valid.next = self.valid_q[i].q.val();
             self.out_tag.next = self.tag_q[i].q.val();
+            // Shifts and multiplications never complete together (the SM's writeback slots).
+            for j in 0..self.sh_valid2.len() {
+                self.out_valid.next = self.valid_q[i].q.val() | self.sh_valid2[j].q.val();
+                if self.sh_valid2[j].q.val() {
+                    self.out_tag.next = self.sh_tag2[j].q.val();
+                }
+            }
         }
     }
 }

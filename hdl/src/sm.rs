@@ -25,7 +25,7 @@ use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
 use crate::lut_ram::{addr_bits_for, LutRamArray};
 use crate::mem_port::MemPort;
-use crate::multiplier::{mul_op_code, Multiplier, ShiftExponent};
+use crate::multiplier::{mul_op_code, shift_latency, Multiplier, ShiftExponent};
 use crate::operand_collector::{OperandCollector, SM_SHAPE};
 use crate::perf_counters::PerfCounters;
 use crate::scheduler::Scheduler;
@@ -305,6 +305,11 @@ pub struct Sm<const L: usize> {
     e_smem: Signal<Local, Bits<32>>,
     need_alu: Signal<Local, Bit>,
     need_mul: Signal<Local, Bit>,
+    /// The instruction for the multiplier is a shift (payload bit 13).
+    mul_shift: Signal<Local, Bit>,
+    /// It goes to the multiplier as a multiplication / as a shift.
+    need_mult: Signal<Local, Bit>,
+    need_shift: Signal<Local, Bit>,
     need_div: Signal<Local, Bit>,
     need_lsu: Signal<Local, Bit>,
     need_bu: Signal<Local, Bit>,
@@ -414,6 +419,8 @@ pub struct Sm<const L: usize> {
     /// 1 when `jl_group` has a stage (`alu_latency ≥ 3`), else 0.
     _jl_first: usize,
     _mul_lat: usize,
+    /// The multiplier's latency for shifts (`multiplier::shift_latency`).
+    _shift_lat: usize,
     _div_lat: usize,
 }
 
@@ -535,7 +542,7 @@ impl<const L: usize> Sm<L> {
             pk_gw: WordPack::new(1),
             pk_imask: WordPack::new(1),
             pk_tag16: WordPack::new(2),
-            pk_route: BitPack::new(5),
+            pk_route: BitPack::new(6),
             pk_g8: WordPack::new(1),
             pk_grant8: WordPack::new(1),
             pk_fw8: WordPack::new(1),
@@ -634,6 +641,9 @@ impl<const L: usize> Sm<L> {
             e_smem: Default::default(),
             need_alu: Default::default(),
             need_mul: Default::default(),
+            mul_shift: Default::default(),
+            need_mult: Default::default(),
+            need_shift: Default::default(),
             need_div: Default::default(),
             need_lsu: Default::default(),
             need_bu: Default::default(),
@@ -730,6 +740,7 @@ impl<const L: usize> Sm<L> {
             _jl_stages: alu_lat - 2,
             _jl_first: (alu_lat - 2).min(1),
             _mul_lat: mul_lat,
+            _shift_lat: shift_latency(mul_lat),
             _div_lat: div_lat,
         })
     }
@@ -1094,6 +1105,9 @@ impl<const L: usize> Logic for Sm<L> {
                     self.pk_route.d[2].next = self.i_to_div.val();
                     self.pk_route.d[3].next = self.i_to_lsu.val();
                     self.pk_route.d[4].next = self.i_control.val() | self.i_ends.val();
+                    // A shift in the multiplier (a multiplication has `funct7` 0000001, a
+                    // shift bit 25 clear): its result comes after `shift_latency` cycles.
+                    self.pk_route.d[5].next = self.i_to_mul.val() & !self.i_word.val().get_bit(25);
                     self.pk_tag16.d[1].next = self.pk_route.q.val();
                     self.oc.issue_payload.next = self.pk_tag16.q.val();
 
@@ -1116,6 +1130,9 @@ impl<const L: usize> Logic for Sm<L> {
                     self.d_ends.next = self.tags.disp_ends.val();
                     self.need_alu.next = self.oc.disp_payload.val().get_bit(8);
                     self.need_mul.next = self.oc.disp_payload.val().get_bit(9);
+                    self.mul_shift.next = self.oc.disp_payload.val().get_bit(13);
+                    self.need_mult.next = self.need_mul.val() & !self.mul_shift.val();
+                    self.need_shift.next = self.need_mul.val() & self.mul_shift.val();
                     self.need_div.next = self.oc.disp_payload.val().get_bit(10);
                     self.need_lsu.next = self.oc.disp_payload.val().get_bit(11);
                     self.need_bu.next = self.oc.disp_payload.val().get_bit(12);
@@ -1129,7 +1146,12 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                     }
                     for nm in self._mul_lat..(self._mul_lat + 1) {
-                        if self.need_mul.val() & self.slot.q[nm + 1].val() {
+                        if self.need_mult.val() & self.slot.q[nm + 1].val() {
+                            self.d_ready.next = false;
+                        }
+                    }
+                    for ns in self._shift_lat..(self._shift_lat + 1) {
+                        if self.need_shift.val() & self.slot.q[ns + 1].val() {
                             self.d_ready.next = false;
                         }
                     }
@@ -1177,8 +1199,13 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                     }
                     for nm in self._mul_lat..(self._mul_lat + 1) {
-                        if self.d_fire.val() & self.need_mul.val() {
+                        if self.d_fire.val() & self.need_mult.val() {
                             self.slot.d[nm].next = true;
+                        }
+                    }
+                    for ns in self._shift_lat..(self._shift_lat + 1) {
+                        if self.d_fire.val() & self.need_shift.val() {
+                            self.slot.d[ns].next = true;
                         }
                     }
                     for nd in self._div_lat..(self._div_lat + 1) {
@@ -1213,10 +1240,17 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                     }
                     for nm in self._mul_lat..(self._mul_lat + 1) {
-                        if self.d_fire.val() & self.need_mul.val() {
+                        if self.d_fire.val() & self.need_mult.val() {
                             self.rel_valid.d[nm - 1].next = true;
                             self.rel_warp.d[nm - 1].next = self.oc.disp_warp.val();
                             self.rel_rd.d[nm - 1].next = self.ex_d.rd.val();
+                        }
+                    }
+                    for ns in self._shift_lat..(self._shift_lat + 1) {
+                        if self.d_fire.val() & self.need_shift.val() {
+                            self.rel_valid.d[ns - 1].next = true;
+                            self.rel_warp.d[ns - 1].next = self.oc.disp_warp.val();
+                            self.rel_rd.d[ns - 1].next = self.ex_d.rd.val();
                         }
                     }
                     if self.reset.val() {
