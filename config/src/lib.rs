@@ -164,10 +164,8 @@ impl GpuConfig {
             collectors: 2,
             // Two ALU cycles: operand selection, then the function (docs/fpga.md).
             alu_latency: 2,
-            // Three cycles: the sum of the partial products over two cycles, off the critical
-            // path; the shifts take their carry-free path and complete after two cycles, the
-            // ALU's latency (hdl/src/multiplier.rs, docs/fpga.md).
-            mul_latency: 3,
+            // The ALU's latency: the shifts are multiplications (hdl/src/multiplier.rs).
+            mul_latency: 2,
             div_latency: 34,
             line_bytes: 16,
             l1_sets: 8,

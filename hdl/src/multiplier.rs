@@ -610,9 +610,12 @@ impl Logic for Multiplier {
             self.lane[i].by_zero.next = self.in_by_zero[i].val();
             self.lane[i].a.next = self.in_a[i].val();
             self.lane[i].b.next = self.in_b[i].val();
-            // Gated by `in_valid`: a lane's two paths are ORed, so an idle cycle must leave
-            // both at 0.
-            self.lane[i].active.next = self.in_mask[i].val() & self.in_valid.val();
+            self.lane[i].active.next = self.in_mask[i].val();
+            // With the shifts' own path, gated by `in_valid`: a lane's two paths are ORed, so
+            // an idle cycle must leave both at 0.
+            for _j in 0..self.sh_valid1.len() {
+                self.lane[i].active.next = self.in_mask[i].val() & self.in_valid.val();
+            }
             self.out_result[i].next = self.lane[i].result.val();
             self.out_mask[i].next = self.lane[i].active_out.val();
         }
