@@ -607,7 +607,7 @@ fn verify_generates_builds_runs_lockstep_and_reuses_its_caches() {
 fn cosim_end_to_end_on_a_replayed_rtl() {
     use warpforge_config::GpuConfig;
     use warpforge_kernels::Limits;
-    use warpforge_testbench::lockstep::{script::ideal_script, Launch};
+    use warpforge_testbench::lockstep::{kernel_start_cycle, script::ideal_script, Launch};
 
     let cfg = GpuConfig::tiny();
     let k = warpforge_kernels::by_name("vecadd").unwrap();
@@ -626,7 +626,7 @@ fn cosim_end_to_end_on_a_replayed_rtl() {
         block: case.block,
         param: placed.param,
     };
-    let script = ideal_script(&cfg, gpu, launch, image.text.len() as u64, 1_000_000).unwrap();
+    let script = ideal_script(&cfg, gpu, launch, kernel_start_cycle(&image), 1_000_000).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("replay.v");
     std::fs::write(&good, script.verilog()).unwrap();

@@ -7,7 +7,10 @@
 //!   more than one request and granted one).
 //!
 //! The outputs are the registered counts: an event in cycle `c` shows from cycle `c + 1`.
-//! `reset` (synchronous) clears them. Counts wrap at 2^32.
+//! `reset` (synchronous) loads each with `base` (0 in a design without verification ports; the
+//! co-simulation starts them just below 2^32 so every bit toggles in a short run). Counts wrap
+//! at 2^32. `conflicts` is this cycle's number of conflicting banks, the increment of
+//! `ctr_conflicts`, for the trace port.
 
 use rust_hdl::prelude::*;
 
@@ -22,6 +25,10 @@ pub struct PerfCounters {
     pub idle: Signal<In, Bit>,
     /// `conflict[b]`: register-file bank `b` had a conflict in this cycle.
     pub conflict: Vec<Signal<In, Bit>>,
+    /// The value `reset` loads into every counter.
+    pub base: Signal<In, Bits<32>>,
+    /// Conflicting banks in this cycle (at most 32: `rf_banks` <= 32).
+    pub conflicts: Signal<Out, Bits<6>>,
     pub ctr_issued: Signal<Out, Bits<32>>,
     pub ctr_idle: Signal<Out, Bits<32>>,
     pub ctr_conflicts: Signal<Out, Bits<32>>,
@@ -29,7 +36,7 @@ pub struct PerfCounters {
     n_idle: DFF<Bits<32>>,
     n_conflicts: DFF<Bits<32>>,
     /// Conflicting banks in this cycle.
-    conflicts: Signal<Local, Bits<32>>,
+    n_banks: Signal<Local, Bits<32>>,
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
     _banks: usize,
@@ -38,20 +45,25 @@ pub struct PerfCounters {
 impl PerfCounters {
     /// Counters for a register file of `banks` banks.
     pub fn new(banks: usize) -> Self {
-        assert!(banks >= 1, "a register file has at least one bank");
+        assert!(
+            (1..=32).contains(&banks),
+            "a register file has 1 to 32 banks"
+        );
         PerfCounters {
             clock: Default::default(),
             reset: Default::default(),
             issued: Default::default(),
             idle: Default::default(),
             conflict: (0..banks).map(|_| Default::default()).collect(),
+            base: Default::default(),
+            conflicts: Default::default(),
             ctr_issued: Default::default(),
             ctr_idle: Default::default(),
             ctr_conflicts: Default::default(),
             n_issued: Default::default(),
             n_idle: Default::default(),
             n_conflicts: Default::default(),
-            conflicts: Default::default(),
+            n_banks: Default::default(),
             k_zero: Constant::new(0u64.into()),
             k_one: Constant::new(1u64.into()),
             _banks: banks,
@@ -63,23 +75,24 @@ impl Logic for PerfCounters {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, n_issued, n_idle, n_conflicts);
-        self.conflicts.next = self.k_zero.val();
+        self.n_banks.next = self.k_zero.val();
         for b in 0..self._banks {
             if self.conflict[b].val() {
-                self.conflicts.next = self.conflicts.val() + self.k_one.val();
+                self.n_banks.next = self.n_banks.val() + self.k_one.val();
             }
         }
+        self.conflicts.next = self.n_banks.val().get_bits::<6>(0);
         if self.issued.val() {
             self.n_issued.d.next = self.n_issued.q.val() + self.k_one.val();
         }
         if self.idle.val() {
             self.n_idle.d.next = self.n_idle.q.val() + self.k_one.val();
         }
-        self.n_conflicts.d.next = self.n_conflicts.q.val() + self.conflicts.val();
+        self.n_conflicts.d.next = self.n_conflicts.q.val() + self.n_banks.val();
         if self.reset.val() {
-            self.n_issued.d.next = self.k_zero.val();
-            self.n_idle.d.next = self.k_zero.val();
-            self.n_conflicts.d.next = self.k_zero.val();
+            self.n_issued.d.next = self.base.val();
+            self.n_idle.d.next = self.base.val();
+            self.n_conflicts.d.next = self.base.val();
         }
         self.ctr_issued.next = self.n_issued.q.val();
         self.ctr_idle.next = self.n_idle.q.val();

@@ -120,6 +120,11 @@ pub struct Sm<const L: usize> {
     pub ctr_issued: Signal<Out, Bits<32>>,
     pub ctr_idle: Signal<Out, Bits<32>>,
     pub ctr_conflicts: Signal<Out, Bits<32>>,
+    /// The value `reset` loads into the counters (the top level's `ctr_base`).
+    pub ctr_base: Signal<In, Bits<32>>,
+    /// This cycle's counter events (trace): `idle`, and the banks with a conflict.
+    pub tr_idle: Signal<Out, Bit>,
+    pub tr_conflicts: Signal<Out, Bits<6>>,
 
     // ---- units
     fetch: Fetch,
@@ -513,6 +518,9 @@ impl<const L: usize> Sm<L> {
             ctr_issued: Default::default(),
             ctr_idle: Default::default(),
             ctr_conflicts: Default::default(),
+            ctr_base: Default::default(),
+            tr_idle: Default::default(),
+            tr_conflicts: Default::default(),
             fetch: Fetch::new(cfg),
             dec_h: (0..w).map(|_| StoredHeadFields::default()).collect(),
             dec_i: Decoder::new(),
@@ -1851,6 +1859,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.ctrs.issued.next = self.gv.val();
                     self.ctrs.idle.next =
                         self.any_launched.val() & !self.gv.val() & !self.halted.val();
+                    self.ctrs.base.next = self.ctr_base.val();
+                    self.tr_idle.next =
+                        self.any_launched.val() & !self.gv.val() & !self.halted.val();
+                    self.tr_conflicts.next = self.ctrs.conflicts.val();
                     self.ctr_issued.next = self.ctrs.ctr_issued.val();
                     self.ctr_idle.next = self.ctrs.ctr_idle.val();
                     self.ctr_conflicts.next = self.ctrs.ctr_conflicts.val();

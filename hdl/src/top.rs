@@ -101,6 +101,12 @@ pub struct Top<const L: usize> {
     pub ctr_issued: Vec<Signal<Out, Bits<32>>>,
     pub ctr_idle: Vec<Signal<Out, Bits<32>>>,
     pub ctr_conflicts: Vec<Signal<Out, Bits<32>>>,
+    /// Verification port (with the trace ports only): the value `reset` loads into
+    /// `cycle_count` and, its low 32 bits, into every SM's counters. Without it they reset to 0.
+    pub ctr_base: Vec<Signal<In, Bits<64>>>,
+    /// Per SM, this cycle's counter events: `ctr_idle`'s and `ctr_conflicts`'s increments.
+    pub tr_idle: Vec<Signal<Out, Bit>>,
+    pub tr_conflicts: Vec<Signal<Out, Bits<6>>>,
 
     sm: Vec<Sm<L>>,
     /// With `TracePorts::Off`: one sink per width for the SMs' trace outputs (with `On`, one
@@ -108,6 +114,7 @@ pub struct Top<const L: usize> {
     tr_sink1: Unused<Bit>,
     tr_sink2: Unused<Bits<2>>,
     tr_sink5: Unused<Bits<5>>,
+    tr_sink6: Unused<Bits<6>>,
     tr_sink8: Unused<Bits<8>>,
     tr_sink32: Unused<Bits<32>>,
     tr_sink64: Unused<Bits<64>>,
@@ -118,6 +125,8 @@ pub struct Top<const L: usize> {
     fault_r: DFF<Bit>,
     fsm_r: DFF<Bits<8>>,
     cycles: DFF<Bits<64>>,
+    /// `ctr_base`, or 0 without the verification ports.
+    base: Signal<Local, Bits<64>>,
     p_entry: DFF<Bits<32>>,
     p_nctaid: DFF<Bits<32>>,
     p_ntid: DFF<Bits<32>>,
@@ -145,6 +154,7 @@ pub struct Top<const L: usize> {
     k_zero4: Constant<Bits<4>>,
     k_zero2: Constant<Bits<2>>,
     k_zero5: Constant<Bits<5>>,
+    k_zero6: Constant<Bits<6>>,
     k_zero1024: Constant<Bits<1024>>,
     k_one32: Constant<Bits<32>>,
     k_one64: Constant<Bits<64>>,
@@ -235,10 +245,14 @@ impl<const L: usize> Top<L> {
             ctr_issued: sigs(n),
             ctr_idle: sigs(n),
             ctr_conflicts: sigs(n),
+            ctr_base: sigs(nt.min(1)),
+            tr_idle: sigs(nt),
+            tr_conflicts: sigs(nt),
             sm,
-            tr_sink1: sink(5, sink_sms),
+            tr_sink1: sink(6, sink_sms),
             tr_sink2: sink(1, sink_sms),
             tr_sink5: sink(1, sink_sms),
+            tr_sink6: sink(1, sink_sms),
             tr_sink8: sink(5, sink_sms),
             tr_sink32: sink(6, sink_sms),
             tr_sink64: sink(4, sink_sms),
@@ -248,6 +262,7 @@ impl<const L: usize> Top<L> {
             fault_r: Default::default(),
             fsm_r: Default::default(),
             cycles: Default::default(),
+            base: Default::default(),
             p_entry: Default::default(),
             p_nctaid: Default::default(),
             p_ntid: Default::default(),
@@ -271,6 +286,7 @@ impl<const L: usize> Top<L> {
             k_zero4: k(0),
             k_zero2: k(0),
             k_zero5: k(0),
+            k_zero6: k(0),
             k_zero1024: k(0),
             k_one32: k(1),
             k_one64: k(1),
@@ -315,10 +331,14 @@ impl<const L: usize> Logic for Top<L> {
         self.ctas_left.clock.next = self.clock.val();
         self.more_ctas.clock.next = self.clock.val();
 
-        // Cycles since reset: the `cycle` CSR of every SM.
+        // Cycles since reset (plus `ctr_base`): the `cycle` CSR of every SM.
+        self.base.next = self.k_zero64.val();
+        for i in 0..self._trace_sms.min(1) {
+            self.base.next = self.ctr_base[i].val();
+        }
         self.cycles.d.next = self.cycles.q.val() + self.k_one64.val();
         if self.reset.val() {
-            self.cycles.d.next = self.k_zero64.val();
+            self.cycles.d.next = self.base.val();
         }
         self.cycle_count.next = self.cycles.q.val();
 
@@ -343,6 +363,7 @@ impl<const L: usize> Logic for Top<L> {
                 self.sm[s].k_shared.next = self.p_shared.q.val();
                 self.sm[s].k_cta_warps.next = self.p_cta_warps.q.val();
                 self.sm[s].cycle.next = self.cycles.q.val();
+                self.sm[s].ctr_base.next = self.base.val().get_bits::<32>(0);
                 self.sm[s].sm_id.next = self.k_sm32[s].val();
                 self.sm[s].stack_top.next = self.k_sm_stack_top[s].val();
                 self.sm[s].halt.next = self.fault_r.q.val();
@@ -393,21 +414,26 @@ impl<const L: usize> Logic for Top<L> {
             self.tr_grant_warp[s].next = self.sm[s].tr_grant_warp.val();
             self.tr_launch[s].next = self.sm[s].tr_launch.val();
             self.tr_long[s].next = self.sm[s].tr_long.val();
+            self.tr_idle[s].next = self.sm[s].tr_idle.val();
+            self.tr_conflicts[s].next = self.sm[s].tr_conflicts.val();
         }
         // Sinks with no SM feeding them (TracePorts::On) still have an input.
         self.tr_sink1.d[0].next = false;
         self.tr_sink2.d[0].next = self.k_zero2.val();
         self.tr_sink5.d[0].next = self.k_zero5.val();
+        self.tr_sink6.d[0].next = self.k_zero6.val();
         self.tr_sink8.d[0].next = self.k_zero8.val();
         self.tr_sink32.d[0].next = self.k_zero32.val();
         self.tr_sink64.d[0].next = self.k_zero64.val();
         self.tr_sink1024.d[0].next = self.k_zero1024.val();
         for s in 0..self._sink_sms {
-            self.tr_sink1.d[5 * s].next = self.sm[s].tr_issue_valid.val();
-            self.tr_sink1.d[5 * s + 1].next = self.sm[s].tr_wb_valid.val();
-            self.tr_sink1.d[5 * s + 2].next = self.sm[s].tr_st_valid.val();
-            self.tr_sink1.d[5 * s + 3].next = self.sm[s].tr_cta_valid.val();
-            self.tr_sink1.d[5 * s + 4].next = self.sm[s].tr_grant_valid.val();
+            self.tr_sink1.d[6 * s].next = self.sm[s].tr_issue_valid.val();
+            self.tr_sink1.d[6 * s + 1].next = self.sm[s].tr_wb_valid.val();
+            self.tr_sink1.d[6 * s + 2].next = self.sm[s].tr_st_valid.val();
+            self.tr_sink1.d[6 * s + 3].next = self.sm[s].tr_cta_valid.val();
+            self.tr_sink1.d[6 * s + 4].next = self.sm[s].tr_grant_valid.val();
+            self.tr_sink1.d[6 * s + 5].next = self.sm[s].tr_idle.val();
+            self.tr_sink6.d[s].next = self.sm[s].tr_conflicts.val();
             self.tr_sink2.d[s].next = self.sm[s].tr_st_size.val();
             self.tr_sink5.d[s].next = self.sm[s].tr_wb_rd.val();
             self.tr_sink8.d[5 * s].next = self.sm[s].tr_issue_warp.val();

@@ -17,7 +17,8 @@ use warpforge_randprog::{generate, Options};
 use warpforge_sim::Gpu;
 use warpforge_testbench::lockstep::script::{ideal_script, Script};
 use warpforge_testbench::lockstep::{
-    cosim, CosimError, CosimOptions, CosimOutcome, Launch, RecordKind, Value,
+    cosim, kernel_start_cycle, CosimError, CosimOptions, CosimOutcome, Launch, RecordKind, Value,
+    COUNTER_BASE,
 };
 
 fn scratch(name: &str) -> PathBuf {
@@ -139,7 +140,7 @@ fn ideal_replay_passes_and_a_corrupted_one_is_caught_with_a_vcd() {
     let image = store_gtid();
     let (grid, block) = (3, 6);
     let (gpu, launch) = store_gtid_model(&cfg, &image, grid, block);
-    let base = image.text.len() as u64;
+    let base = kernel_start_cycle(&image);
     let script = ideal_script(&cfg, gpu, launch, base, 100_000).unwrap();
     let issues = script.find(|o| o.issue.is_some()).len() as u64;
 
@@ -156,8 +157,8 @@ fn ideal_replay_passes_and_a_corrupted_one_is_caught_with_a_vcd() {
     assert_eq!(r.issue_records, issues);
     assert_eq!(
         (r.sms[0].issued, r.sms[0].idle, r.sms[0].conflicts),
-        (issues, 10, 20),
-        "counters read from ctr_*$0"
+        (issues, 0, 0),
+        "counters read from ctr_*$0, less COUNTER_BASE"
     );
     assert_eq!(r.sms[0].mem.writes, u64::from(grid * block));
     assert!((r.ipc - issues as f64 / r.cycles as f64).abs() < 1e-9);
@@ -190,7 +191,7 @@ fn ideal_replay_passes_and_a_corrupted_one_is_caught_with_a_vcd() {
     };
     assert_eq!(
         (m.kind, m.kernel_cycle, m.cycle),
-        (RecordKind::Writeback, k, base + k)
+        (RecordKind::Writeback, k, image.text.len() as u64 + k)
     );
     let f = m.field("value", Some(2)).unwrap();
     assert_eq!(
@@ -216,6 +217,42 @@ fn ideal_replay_passes_and_a_corrupted_one_is_caught_with_a_vcd() {
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+
+    // A counter that misses its events: `ctr_issued` stuck at its reset value. Caught at the
+    // cycle after the first issue record.
+    let v = script.verilog().replace(
+        "else if (tr_issue_valid$0) issued$0 <= issued$0 + 32'd1;",
+        "else if (1'b0) issued$0 <= issued$0 + 32'd1;",
+    );
+    assert_ne!(v, script.verilog(), "the replay's counter changed");
+    let dir = scratch("counter");
+    let path = dir.join("warpforge_top.v");
+    std::fs::write(&path, v).unwrap();
+    let opts = CosimOptions {
+        verilog: Some(path),
+        repro: "counter replay".into(),
+        ..Default::default()
+    };
+    let (gpu, launch) = store_gtid_model(&cfg, &image, grid, block);
+    let err = cosim(&cfg, &image, gpu, launch, &opts).expect_err("stuck counter caught");
+    let CosimError::Mismatch(m) = &err else {
+        panic!("{err}")
+    };
+    let first_issue = script.find(|o| o.issue.is_some())[0].0;
+    assert_eq!(
+        (m.kind, m.sm, m.kernel_cycle),
+        (RecordKind::Counters, Some(0), first_issue + 1),
+        "{err}"
+    );
+    let f = m.field("ctr_issued", None).unwrap();
+    assert_eq!(
+        (&f.expected, &f.actual),
+        (
+            &Value::Hex(u64::from(COUNTER_BASE as u32) + 1, 8),
+            &Value::Hex(u64::from(COUNTER_BASE as u32), 8)
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Two SMs of eight lanes: per-SM and per-lane port indices (`tr_wb_data$15`), and a random
@@ -230,7 +267,7 @@ fn ideal_replay_of_a_random_program_on_two_sms() {
     };
     let p = generate(5, cfg.lanes, cfg.warps * cfg.lanes, &opts);
     let s = random_setup(&cfg, &p);
-    let base = s.image.text.len() as u64;
+    let base = kernel_start_cycle(&s.image);
     let script = ideal_script(&cfg, s.gpu, s.launch, base, 1_000_000).unwrap();
     assert!(
         !script
@@ -253,7 +290,12 @@ fn ideal_replay_of_a_random_program_on_two_sms() {
             .unwrap_or_else(|e| panic!("packed {packed}: {e}"));
         assert_eq!(r.outcome, CosimOutcome::Finished);
         assert_eq!(r.sms.len(), 2);
-        assert_eq!((r.sms[1].idle, r.sms[1].conflicts), (11, 21));
+        // Each SM's counters from its own ports (`ctr_issued$1` is SM 1's).
+        for (sm, c) in r.sms.iter().enumerate() {
+            let issues = script.find(|o| o.issue.is_some());
+            let mine = issues.iter().filter(|&&(_, x)| x == sm).count() as u64;
+            assert_eq!((c.issued, c.idle, c.conflicts), (mine, 0, 0), "SM {sm}");
+        }
         assert!(
             r.global_memory == s.expected,
             "RTL memory = scalar reference"

@@ -1,7 +1,7 @@
 //! Unit co-simulation of the SM's performance counters (hdl/src/perf_counters.rs) against a
 //! Rust reference written from the unit's documented behaviour: random `issued`, `idle` and
-//! per-bank `conflict` inputs and rare resets, every output compared every cycle. The counters
-//! start near 2^32 (after a long run of events) in one test so the wrap is exercised too.
+//! per-bank `conflict` inputs, rare resets and a random reset value `base`, every output
+//! compared every cycle. A base near 2^32 makes every bit toggle and the counts wrap.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -18,9 +18,13 @@ struct Counts {
 }
 
 impl Counts {
-    fn step(self, reset: bool, issued: bool, idle: bool, conflicts: u32) -> Counts {
+    fn step(self, reset: bool, base: u32, issued: bool, idle: bool, conflicts: u32) -> Counts {
         if reset {
-            return Counts::default();
+            return Counts {
+                issued: base,
+                idle: base,
+                conflicts: base,
+            };
         }
         Counts {
             issued: self.issued.wrapping_add(u32::from(issued)),
@@ -36,6 +40,8 @@ struct Ports {
     issued: PortId,
     idle: PortId,
     conflict: Vec<PortId>,
+    base: PortId,
+    conflicts: PortId,
     ctr_issued: PortId,
     ctr_idle: PortId,
     ctr_conflicts: PortId,
@@ -56,6 +62,8 @@ impl Ports {
                         .unwrap_or_else(|e| panic!("port conflict${b}: {e}"))
                 })
                 .collect(),
+            base: one("base"),
+            conflicts: one("conflicts"),
             ctr_issued: one("ctr_issued"),
             ctr_idle: one("ctr_idle"),
             ctr_conflicts: one("ctr_conflicts"),
@@ -90,6 +98,13 @@ fn run(banks: usize, cycles: u64, density: f64, seed: u64) {
     let mut want = Counts::default();
     for cycle in 0..cycles {
         let reset = rng.gen_bool(0.002);
+        // Half the resets load a value just below the wrap, the others any value.
+        let base: u32 = if rng.gen_bool(0.5) {
+            0u32.wrapping_sub(rng.gen_range(1..200))
+        } else {
+            rng.gen()
+        };
+        m.set(p.base, u64::from(base));
         let issued = rng.gen_bool(density);
         let idle = !issued && rng.gen_bool(density);
         let conflict: Vec<bool> = (0..banks).map(|_| rng.gen_bool(density)).collect();
@@ -106,7 +121,12 @@ fn run(banks: usize, cycles: u64, density: f64, seed: u64) {
             "{banks} banks, seed {seed}, cycle {cycle}: counters before the edge"
         );
         let n = conflict.iter().filter(|&&c| c).count() as u32;
-        want = want.step(reset, issued, idle, n);
+        assert_eq!(
+            m.get(p.conflicts) as u32,
+            n,
+            "{banks} banks, seed {seed}, cycle {cycle}: conflicting banks of this cycle"
+        );
+        want = want.step(reset, base, issued, idle, n);
         m.tick(p.clock);
     }
     assert_eq!(p.read(&m), want, "{banks} banks, seed {seed}: final counts");
@@ -119,7 +139,7 @@ fn run(banks: usize, cycles: u64, density: f64, seed: u64) {
 #[test]
 fn counters_match_the_reference_for_one_two_four_and_eight_banks() {
     let seed = unit_seed("perf_counters");
-    for banks in [1, 2, 4, 8] {
+    for banks in [1, 2, 4, 8, 32] {
         run(banks, 3_000, 0.5, seed ^ banks as u64);
     }
 }
@@ -129,6 +149,7 @@ fn dense_events_carry_into_the_upper_bits() {
     // Every bank conflicting in every cycle: the conflict count grows by 8 a cycle, so 40,000
     // cycles reach bit 18; no reset (the reference is the closed form).
     let (mut m, p) = model(8);
+    m.set(p.base, 0);
     m.set(p.reset, 1);
     m.tick(p.clock);
     m.set(p.reset, 0);

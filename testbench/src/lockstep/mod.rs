@@ -49,7 +49,12 @@
 //!   RTL raises `fault` for an instruction it never reported as issued, the model steps that
 //!   warp and must fault the same way. Either way the run ends successfully with
 //!   [`CosimOutcome::Fault`], like the model's own run.
-//! * **counters**: at the end, `ctr_issued` must equal the SM's issue records.
+//! * **counters**, every cycle: reset loads [`COUNTER_BASE`] through `ctr_base` (just below
+//!   the wrap, so every counter bit toggles in a short run); `cycle_count` must be
+//!   [`kernel_start_cycle`] plus the kernel cycle, and each SM's `ctr_issued`, `ctr_idle` and
+//!   `ctr_conflicts` the base plus its events so far (issue records, `tr_idle`,
+//!   `tr_conflicts`); `tr_idle` never comes with an issue record, `tr_conflicts` never exceeds
+//!   `rf_banks`. At the end `ctr_issued` must equal the SM's issue records.
 //! * **done**: the model must have finished, no writeback or store may be pending, no read may
 //!   be outstanding, and the memory model's global memory must equal the model's byte for byte.
 //!   `done` must therefore not rise before the last store has been accepted by its port.
@@ -92,7 +97,8 @@ pub use report::{
 use crate::memory_model::{MemoryModel, MemorySettings, PortStats};
 use crate::verilator_model::{build, LoadedModel, ModelBuild};
 use ports::TopPorts;
-use rtl::{CycleOut, IssueRec, RtlFault, Session, SmOut, StRec, WbRec};
+pub use rtl::{kernel_start_cycle, COUNTER_BASE};
+use rtl::{CounterRec, CycleOut, IssueRec, RtlFault, Session, SmOut, StRec, WbRec};
 
 /// Default limit of kernel cycles.
 pub const DEFAULT_MAX_CYCLES: u64 = 5_000_000;
@@ -308,7 +314,7 @@ pub enum EventKind {
 #[derive(Clone, Copy, Debug)]
 pub struct TraceEvent<'a> {
     pub kind: EventKind,
-    /// The RTL's `cycle_count`.
+    /// Cycles since reset: the RTL's `cycle_count` less `COUNTER_BASE`.
     pub cycle: u64,
     pub kernel_cycle: u64,
     pub sm: u32,
@@ -815,8 +821,13 @@ struct Checker<'a> {
     /// Per SM: the reference warp scheduler, stepped with the RTL's scheduler inputs.
     schedulers: Vec<warpforge_sim::scheduler::Scheduler>,
     last_record: u64,
-    /// The RTL's `cycle_count` of the current cycle.
+    /// The RTL's `cycle_count` of the current cycle less [`COUNTER_BASE`]: cycles since reset,
+    /// the cycle reports name (the model's `cycle` CSR gets the raw count).
     cycle: u64,
+    /// `cycle_count` expected in kernel cycle 0.
+    start_cycle: u64,
+    /// Per SM: the counters expected in this cycle (last cycle's plus its events).
+    counters: Vec<CounterRec>,
     kernel_cycle: u64,
     context: RunContext,
 }
@@ -933,9 +944,97 @@ impl<'a> Checker<'a> {
                 .collect(),
             last_record: 0,
             cycle: 0,
+            start_cycle: kernel_start_cycle(image),
+            counters: vec![
+                CounterRec {
+                    issued: COUNTER_BASE as u32,
+                    idle: COUNTER_BASE as u32,
+                    conflicts: COUNTER_BASE as u32,
+                };
+                sms
+            ],
             kernel_cycle: 0,
             context,
         }
+    }
+
+    /// `cycle_count` counts every cycle from [`COUNTER_BASE`] at reset, and each SM's counters
+    /// count their events: the issue records, `tr_idle` (never with an issue) and
+    /// `tr_conflicts` (at most `rf_banks`), each seen in the next cycle's count.
+    fn check_counters(&mut self, out: &CycleOut, kc: u64) -> Result<(), CosimError> {
+        let want = self.start_cycle.wrapping_add(kc);
+        if out.cycle_count != want {
+            return Err(self.mismatch(
+                RecordKind::Counters,
+                None,
+                None,
+                None,
+                format!(
+                    "`cycle_count` reads {:#x}, expected {want:#x} ({COUNTER_BASE:#x} at reset, then one a cycle)",
+                    out.cycle_count
+                ),
+                None,
+                Vec::new(),
+                Vec::new(),
+            ));
+        }
+        for (s, o) in out.sm.iter().enumerate() {
+            let want = self.counters[s];
+            let problem = if o.ctrs != want {
+                let mut fields = Vec::new();
+                for (name, e, a) in [
+                    ("ctr_issued", want.issued, o.ctrs.issued),
+                    ("ctr_idle", want.idle, o.ctrs.idle),
+                    ("ctr_conflicts", want.conflicts, o.ctrs.conflicts),
+                ] {
+                    if e != a {
+                        fields.push(FieldDiff::new(
+                            name,
+                            None,
+                            Value::Hex(e.into(), 8),
+                            Value::Hex(a.into(), 8),
+                        ));
+                    }
+                }
+                Some((
+                    "a performance counter is not its value at reset plus the events counted since"
+                        .to_string(),
+                    fields,
+                ))
+            } else if o.events.idle && o.issue.is_some() {
+                Some((
+                    "`tr_idle` is set in a cycle with an issue record".to_string(),
+                    Vec::new(),
+                ))
+            } else if o.events.conflicts > self.cfg.rf_banks {
+                Some((
+                    format!(
+                        "`tr_conflicts` reads {} with {} register-file banks",
+                        o.events.conflicts, self.cfg.rf_banks
+                    ),
+                    Vec::new(),
+                ))
+            } else {
+                None
+            };
+            if let Some((summary, fields)) = problem {
+                return Err(self.mismatch(
+                    RecordKind::Counters,
+                    Some(s as u32),
+                    None,
+                    None,
+                    summary,
+                    None,
+                    fields,
+                    Vec::new(),
+                ));
+            }
+            let next = &mut self.counters[s];
+            next.issued = next.issued.wrapping_add(u32::from(o.issue.is_some()));
+            next.idle = next.idle.wrapping_add(u32::from(o.events.idle));
+            next.conflicts = next.conflicts.wrapping_add(o.events.conflicts);
+        }
+        Ok(())
     }
 
     fn remember(&mut self, line: String) {
@@ -1020,8 +1119,11 @@ impl<'a> Checker<'a> {
         mem: &MemoryModel,
         observer: &mut dyn FnMut(&TraceEvent),
     ) -> Result<Option<CosimOutcome>, CosimError> {
-        self.cycle = out.cycle_count;
+        self.cycle = out.cycle_count.wrapping_sub(COUNTER_BASE);
         self.kernel_cycle = kc;
+        if self.check {
+            self.check_counters(out, kc)?;
+        }
         if let Some(e) = &out.protocol {
             return Err(self.mismatch(
                 RecordKind::MemoryPort,
@@ -1418,7 +1520,8 @@ impl<'a> Checker<'a> {
             mask_bits(rec.mask, self.lanes)
         );
         if checking {
-            self.model.set_cycle(sm, self.cycle);
+            self.model
+                .set_cycle(sm, self.cycle.wrapping_add(COUNTER_BASE));
             let commit = match self.model.step(sm, rec.warp) {
                 Ok(c) => c.clone(),
                 Err(e) => {
@@ -1761,7 +1864,8 @@ impl<'a> Checker<'a> {
             None => {
                 // A fault on an instruction the RTL did not report as issued: the model
                 // executes that warp's next instruction, which must fault the same way.
-                self.model.set_cycle(f.sm, self.cycle);
+                self.model
+                    .set_cycle(f.sm, self.cycle.wrapping_add(COUNTER_BASE));
                 match self.model.step(f.sm, f.warp) {
                     Ok(c) => match c.fault {
                         Some(mf) => mf,
@@ -2046,7 +2150,7 @@ impl<'a> Checker<'a> {
             Vec::new()
         };
         StallReport {
-            cycle: out.cycle_count,
+            cycle: out.cycle_count.wrapping_sub(COUNTER_BASE),
             kernel_cycle: kc,
             limit,
             last_record: self.last_record,

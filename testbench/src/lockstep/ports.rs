@@ -29,6 +29,7 @@ pub(crate) struct ControlPorts {
     pub fault_lane: PortId,
     pub fault_addr: PortId,
     pub cycle_count: PortId,
+    pub ctr_base: PortId,
 }
 
 /// The per-lane values of a record: one 32-bit port per lane (`name$(s*L+l)`, the layout of
@@ -91,6 +92,8 @@ pub(crate) struct SmPorts {
     pub ctr_issued: PortId,
     pub ctr_idle: PortId,
     pub ctr_conflicts: PortId,
+    pub tr_idle: PortId,
+    pub tr_conflicts: PortId,
 }
 
 pub(crate) struct TopPorts {
@@ -246,6 +249,7 @@ impl TopPorts {
             fault_lane: r.one("fault_lane", O, 8),
             fault_addr: r.one("fault_addr", O, 32),
             cycle_count: r.one("cycle_count", O, 64),
+            ctr_base: r.elem("ctr_base", 0, 1, I, 64),
         };
         let mut sm = Vec::with_capacity(sms);
         // Set below, from the memory port's declaration.
@@ -289,6 +293,8 @@ impl TopPorts {
                 ctr_issued: e("ctr_issued", O, 32),
                 ctr_idle: e("ctr_idle", O, 32),
                 ctr_conflicts: e("ctr_conflicts", O, 32),
+                tr_idle: e("tr_idle", O, 1),
+                tr_conflicts: e("tr_conflicts", O, 6),
             };
             sm.push(p);
         }

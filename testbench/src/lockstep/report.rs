@@ -23,6 +23,8 @@ pub enum RecordKind {
     Done,
     /// A request on a memory port that breaks the protocol.
     MemoryPort,
+    /// `cycle_count` or an SM's `ctr_*` against the events counted since reset.
+    Counters,
 }
 
 impl RecordKind {
@@ -35,6 +37,7 @@ impl RecordKind {
             RecordKind::Fault => "fault",
             RecordKind::Done => "end of kernel",
             RecordKind::MemoryPort => "memory port",
+            RecordKind::Counters => "counters",
         }
     }
 }
@@ -133,7 +136,7 @@ impl RunContext {
 /// The first disagreement between the RTL and the model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MismatchReport {
-    /// The RTL's `cycle_count` in the failing cycle.
+    /// Cycles since reset in the failing cycle (the RTL's `cycle_count` less `COUNTER_BASE`).
     pub cycle: u64,
     /// Cycles since the `start` pulse (the pulse's cycle is 0).
     pub kernel_cycle: u64,
@@ -272,7 +275,7 @@ pub struct LiveWarp {
 /// The cycle limit was reached, or the RTL stopped producing trace records.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StallReport {
-    /// The RTL's `cycle_count`.
+    /// Cycles since reset: the RTL's `cycle_count` less `COUNTER_BASE`.
     pub cycle: u64,
     pub kernel_cycle: u64,
     /// The limit that was hit (max cycles, or the hang window).

@@ -14,6 +14,33 @@ use crate::verilator_model::LoadedModel;
 /// Cycles of `reset` high before the instruction memory is loaded.
 pub(crate) const RESET_CYCLES: u64 = 2;
 
+/// What `reset` loads into the counters (`ctr_base`): `cycle_count` and, its low 32 bits, each
+/// SM's `ctr_*`. Like Linux's `INITIAL_JIFFIES`, just below the wrap, so that every bit of every
+/// counter toggles within a short run and a counter bit stuck at either value shows.
+pub const COUNTER_BASE: u64 = 0xFFFF_FFFF_FFFF_FF00;
+
+/// `cycle_count` in kernel cycle 0 (the start pulse): [`COUNTER_BASE`] plus one cycle per
+/// instruction-memory word loaded after reset.
+pub fn kernel_start_cycle(image: &KernelImage) -> u64 {
+    COUNTER_BASE.wrapping_add(image.text.len() as u64)
+}
+
+/// An SM's performance counters as read from its ports (`ctr_issued`, `ctr_idle`,
+/// `ctr_conflicts`): raw, from [`COUNTER_BASE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CounterRec {
+    pub issued: u32,
+    pub idle: u32,
+    pub conflicts: u32,
+}
+
+/// This cycle's counter events of an SM (`tr_idle`, `tr_conflicts`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CounterEvents {
+    pub idle: bool,
+    pub conflicts: u32,
+}
+
 /// The trace records of one SM in one cycle.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SmOut {
@@ -23,6 +50,9 @@ pub(crate) struct SmOut {
     pub wb: Option<WbRec>,
     pub st: Option<StRec>,
     pub cta: Option<CtaRec>,
+    /// Read every cycle, like `sched`.
+    pub ctrs: CounterRec,
+    pub events: CounterEvents,
 }
 
 impl SmOut {
@@ -80,6 +110,7 @@ impl Session {
             m.set(s.mem_resp_valid, 0);
         }
         m.set(c.start, 0);
+        m.set(c.ctr_base, COUNTER_BASE);
         m.set(c.reset, 1);
         m.ticks(c.clock, RESET_CYCLES);
         m.set(c.reset, 0);
@@ -184,6 +215,15 @@ impl Session {
                 id: m.get(sp.tr_cta_id) as u32,
                 warps: m.get(sp.tr_cta_warps),
             });
+            o.ctrs = CounterRec {
+                issued: m.get(sp.ctr_issued) as u32,
+                idle: m.get(sp.ctr_idle) as u32,
+                conflicts: m.get(sp.ctr_conflicts) as u32,
+            };
+            o.events = CounterEvents {
+                idle: m.get(sp.tr_idle) != 0,
+                conflicts: m.get(sp.tr_conflicts) as u32,
+            };
             if m.get(sp.mem_req_valid) != 0 {
                 let req = MemRequest {
                     write: m.get(sp.mem_req_write) != 0,
@@ -200,13 +240,16 @@ impl Session {
         self.kernel_cycle += 1;
     }
 
-    /// The performance counters of SM `s`: (issued, idle, conflicts).
+    /// The performance counters of SM `s` since reset: (issued, idle, conflicts), each its
+    /// port's value less [`COUNTER_BASE`] (modulo 2^32).
     pub fn counters(&self, s: usize) -> (u64, u64, u64) {
         let p = &self.p.sm[s];
+        let since_reset =
+            |port| u64::from((self.m.get(port) as u32).wrapping_sub(COUNTER_BASE as u32));
         (
-            self.m.get(p.ctr_issued),
-            self.m.get(p.ctr_idle),
-            self.m.get(p.ctr_conflicts),
+            since_reset(p.ctr_issued),
+            since_reset(p.ctr_idle),
+            since_reset(p.ctr_conflicts),
         )
     }
 }

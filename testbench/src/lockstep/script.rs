@@ -164,7 +164,7 @@ fn lowest_free(busy: u32, tags: u32) -> Option<u32> {
 
 /// Play an idealised GPU on `model` (memory set up, not launched) and record its outputs.
 /// `cycle_base` is the `cycle_count` of kernel cycle 0: for a replay after
-/// [`super::cosim`]'s reset and instruction load it is `image.text.len()`.
+/// [`super::cosim`]'s reset and instruction load it is [`super::kernel_start_cycle`].
 pub fn ideal_script(
     cfg: &GpuConfig,
     mut model: Gpu,
@@ -392,6 +392,7 @@ impl Script {
         ] {
             p("input wire", w, n.into());
         }
+        p("input wire", 64, "ctr_base$0".into());
         for (n, w) in [
             ("busy", 1),
             ("done", 1),
@@ -406,7 +407,7 @@ impl Script {
         ] {
             p("output wire", w, n.into());
         }
-        let sm_out: [(&str, u32); 30] = [
+        let sm_out: [(&str, u32); 32] = [
             ("mem_req_valid", 1),
             ("mem_req_write", 1),
             ("mem_req_addr", 32),
@@ -437,6 +438,8 @@ impl Script {
             ("ctr_issued", 32),
             ("ctr_idle", 32),
             ("ctr_conflicts", 32),
+            ("tr_idle", 1),
+            ("tr_conflicts", 6),
         ];
         let mut regs: Vec<String> = Vec::new();
         for s in 0..sms {
@@ -444,7 +447,7 @@ impl Script {
             p("input wire", 1, sm_port("mem_resp_valid", s));
             p("input wire", 32, sm_port("mem_resp_data", s));
             for &(n, w) in &sm_out {
-                if n.starts_with("ctr_") {
+                if n.starts_with("ctr_") || n == "tr_idle" || n == "tr_conflicts" {
                     p("output wire", w, sm_port(n, s));
                 } else {
                     p("output reg", w, sm_port(n, s));
@@ -484,7 +487,7 @@ impl Script {
     reg [31:0] k;
     always @(posedge clock) begin
         if (reset) begin
-            cyc <= 64'd0;
+            cyc <= ctr_base$0;
             running <= 1'b0;
             k <= 32'd0;
         end else begin
@@ -511,20 +514,23 @@ impl Script {
             f.sm, f.warp, f.pc, f.cause, f.lane, f.addr
         );
         for s in 0..sms {
-            // Counters: issue records so far; idle and conflicts as fixed marks.
+            // Counters from `ctr_base`: issue records so far; no idle or conflict events.
             let _ = write!(
                 v,
                 "    reg [31:0] issued${s};
+    reg [31:0] base${s};
     always @(posedge clock) begin
-        if (reset || start) issued${s} <= 32'd0;
-        else if (tr_issue_valid${s}) issued${s} <= issued${s} + 32'd1;
+        if (reset) begin
+            issued${s} <= ctr_base$0[31:0];
+            base${s} <= ctr_base$0[31:0];
+        end else if (tr_issue_valid${s}) issued${s} <= issued${s} + 32'd1;
     end
     assign ctr_issued${s} = issued${s};
-    assign ctr_idle${s} = 32'd{};
-    assign ctr_conflicts${s} = 32'd{};
-",
-                10 + s,
-                20 + s
+    assign ctr_idle${s} = base${s};
+    assign ctr_conflicts${s} = base${s};
+    assign tr_idle${s} = 1'b0;
+    assign tr_conflicts${s} = 6'd0;
+"
             );
         }
         v.push_str("    always @(*) begin\n");

@@ -17,6 +17,8 @@ struct ScriptDut<'s> {
     script: &'s Script,
     mem: MemoryModel,
     kc: u64,
+    /// Per SM: `ctr_issued` (issue records since reset, from `COUNTER_BASE`).
+    issued: Vec<u32>,
 }
 
 impl Dut for ScriptDut<'_> {
@@ -24,21 +26,30 @@ impl Dut for ScriptDut<'_> {
         let kc = self.kc;
         let sc = self.script;
         self.mem.begin_cycle(kc);
-        out.cycle_count = sc.cycle_base + kc;
+        out.cycle_count = sc.cycle_base.wrapping_add(kc);
         out.done = kc > 0 && sc.done_at.is_some_and(|d| kc >= d);
         out.fault = sc.fault_at.filter(|(at, _)| kc >= *at).map(|(_, f)| f);
         out.busy = kc > 0 && !out.done && out.fault.is_none();
         out.protocol = None;
         out.sm.resize(sc.sms, SmOut::default());
+        self.issued.resize(sc.sms, COUNTER_BASE as u32);
         for s in 0..sc.sms {
             let o = sc.at(kc, s);
+            let base = COUNTER_BASE as u32;
             out.sm[s] = SmOut {
                 sched: o.sched,
                 issue: o.issue,
                 wb: o.wb,
                 st: o.st,
                 cta: o.cta,
+                ctrs: CounterRec {
+                    issued: self.issued[s],
+                    idle: base,
+                    conflicts: base,
+                },
+                events: Default::default(),
             };
+            self.issued[s] = self.issued[s].wrapping_add(u32::from(o.issue.is_some()));
             if let Some(r) = o.mem {
                 match self.mem.offer(s as u32, r) {
                     Ok(true) => {}
@@ -69,7 +80,8 @@ struct Setup {
 impl Setup {
     fn script(&self) -> Script {
         let (gpu, launch) = (self.make)();
-        ideal_script(&self.cfg, gpu, launch, 100, 1_000_000).expect("ideal script")
+        let start = kernel_start_cycle(&self.image);
+        ideal_script(&self.cfg, gpu, launch, start, 1_000_000).expect("ideal script")
     }
 
     fn check(
@@ -99,7 +111,12 @@ impl Setup {
             repro: "repro-line".into(),
         };
         let mut ck = Checker::new(&self.cfg, &self.image, gpu, opts, context);
-        let mut dut = ScriptDut { script, mem, kc: 0 };
+        let mut dut = ScriptDut {
+            script,
+            mem,
+            kc: 0,
+            issued: Vec::new(),
+        };
         run_loop(&mut dut, &mut ck, opts, observer)
     }
 
@@ -382,7 +399,7 @@ fn divergent_indirect_call_and_its_mask_rule() {
     edit(&mut bad, kw, s).wb.as_mut().unwrap().mask = 0b1111;
     let m = st.mismatch(&bad);
     assert_eq!(m.kind, RecordKind::Writeback);
-    assert_eq!(m.cycle, 100 + kw);
+    assert_eq!(m.cycle, st.image.text.len() as u64 + kw);
     assert_eq!(m.field("mask", None).unwrap().expected, Value::word(0b0101));
     // An issue mask that does not contain the executing group is wrong too.
     let mut bad = script.clone();
@@ -414,7 +431,7 @@ fn corrupted_writeback_value_is_reported_at_its_cycle_warp_and_lane() {
     let m = st.mismatch(&bad);
     assert_eq!(
         (m.kind, m.cycle, m.kernel_cycle),
-        (RecordKind::Writeback, 100 + k, k)
+        (RecordKind::Writeback, st.image.text.len() as u64 + k, k)
     );
     assert_eq!((m.sm, m.warp, m.tag), (Some(0), Some(warp), Some(tag)));
     assert_eq!(m.fields.len(), 1, "{m}");
