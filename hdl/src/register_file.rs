@@ -29,10 +29,13 @@
 //!   used, so the RAMs carry yosys's `no_rw_check` (no emulation logic: without it yosys
 //!   delays each RAM's write a cycle and compares its address with the read's, about 33
 //!   flip-flops and a comparator per RAM).
-//! * x0: writes to register 0 are dropped; reads of register 0 return 0 in every lane.
+//! * x0: the caller never reads or writes register 0: the operand collector supplies 0 for an
+//!   x0 source itself and drops writebacks to x0 (docs/microarch/operand_collector.md). The
+//!   file has no x0 logic of its own (a zero-read path here drove nothing anyone used: a
+//!   mutation of it passed every kernel, issue 11).
 //!
-//! The register contents are not reset (RAM); after reset every register but x0 is
-//! undefined until written.
+//! The register contents are not reset (RAM); after reset every register is undefined until
+//! written.
 
 use std::collections::BTreeMap;
 
@@ -296,8 +299,6 @@ pub struct RegisterFile {
     pub write_data: Vec<Signal<In, Bits<32>>>,
     /// Per (bank, lane) storage, index `b * lanes + l`.
     ram: Vec<BankRam>,
-    /// Per bank: the last read was of x0.
-    read_zero: Vec<DFF<bool>>,
     /// (write-first only) `[b * L + l]`: the read of bank `b` in the last cycle was of the
     /// register written then, and lane `l` was written: `read_data` is `write_q[l]`.
     read_hit: Vec<DFF<bool>>,
@@ -309,8 +310,6 @@ pub struct RegisterFile {
     write_go: Signal<Local, bool>,
     bank_mask: Constant<Bits<BANK_BITS>>,
     swizzle_mask: Constant<Bits<BANK_BITS>>,
-    reg_zero: Constant<Bits<REG_BITS>>,
-    data_zero: Constant<Bits<32>>,
     /// `k_bank[b]` = b.
     k_bank: Vec<Constant<Bits<BANK_BITS>>>,
     _banks: usize,
@@ -346,7 +345,6 @@ impl RegisterFile {
             write_mask: (0..nl).map(|_| Default::default()).collect(),
             write_data: (0..nl).map(|_| Default::default()).collect(),
             ram: (0..nb * nl).map(|_| BankRam::new(geo)).collect(),
-            read_zero: (0..nb).map(|_| Default::default()).collect(),
             read_hit: (0..nb * nl * wf).map(|_| Default::default()).collect(),
             write_q: (0..nl * wf).map(|_| Default::default()).collect(),
             same_reg: (0..nb * wf).map(|_| Default::default()).collect(),
@@ -354,8 +352,6 @@ impl RegisterFile {
             write_go: Default::default(),
             bank_mask: Constant::new(geo.bank_mask().into()),
             swizzle_mask: Constant::new(geo.swizzle_mask().into()),
-            reg_zero: Constant::new(0u64.into()),
-            data_zero: Constant::new(0u64.into()),
             k_bank: (0..nb).map(|b| Constant::new((b as u64).into())).collect(),
             _banks: nb,
             _lanes: nl,
@@ -367,12 +363,11 @@ impl RegisterFile {
 impl Logic for RegisterFile {
     #[hdl_gen]
     fn update(&mut self) {
-        // Bank of the written register; x0 is never written.
+        // Bank of the written register.
         self.write_bank.next = (self.write_reg.val()
             + (self.write_warp.val().get_bits::<5>(0) & self.swizzle_mask.val()))
             & self.bank_mask.val();
-        self.write_go.next =
-            self.write_enable.val() && (self.write_reg.val() != self.reg_zero.val());
+        self.write_go.next = self.write_enable.val();
         for _z in 0..self._wf {
             for nl in self._lanes..(self._lanes + 1) {
                 for l in 0..self._lanes {
@@ -393,11 +388,6 @@ impl Logic for RegisterFile {
             }
         }
         for b in 0..self._banks {
-            self.read_zero[b].clock.next = self.clock.val();
-            self.read_zero[b].d.next = self.read_zero[b].q.val();
-            if self.read_enable[b].val() {
-                self.read_zero[b].d.next = self.read_reg[b].val() == self.reg_zero.val();
-            }
             for nl in self._lanes..(self._lanes + 1) {
                 for l in 0..self._lanes {
                     self.ram[b * nl + l].clock.next = self.clock.val();
@@ -415,9 +405,6 @@ impl Logic for RegisterFile {
                         if self.read_hit[b * nl + l].q.val() {
                             self.read_data[b * nl + l].next = self.write_q[l].q.val();
                         }
-                    }
-                    if self.read_zero[b].q.val() {
-                        self.read_data[b * nl + l].next = self.data_zero.val();
                     }
                 }
             }
