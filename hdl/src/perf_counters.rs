@@ -9,8 +9,7 @@
 //! The outputs are the registered counts: an event in cycle `c` shows from cycle `c + 1`.
 //! `reset` (synchronous) loads each with `base` (0 in a design without verification ports; the
 //! co-simulation starts them just below 2^32 so every bit toggles in a short run). Counts wrap
-//! at 2^32. `conflicts` is this cycle's number of conflicting banks, the increment of
-//! `ctr_conflicts`, for the trace port.
+//! at 2^32.
 
 use rust_hdl::prelude::*;
 
@@ -27,8 +26,6 @@ pub struct PerfCounters {
     pub conflict: Vec<Signal<In, Bit>>,
     /// The value `reset` loads into every counter.
     pub base: Signal<In, Bits<32>>,
-    /// Conflicting banks in this cycle (at most 32: `rf_banks` <= 32).
-    pub conflicts: Signal<Out, Bits<6>>,
     pub ctr_issued: Signal<Out, Bits<32>>,
     pub ctr_idle: Signal<Out, Bits<32>>,
     pub ctr_conflicts: Signal<Out, Bits<32>>,
@@ -56,7 +53,6 @@ impl PerfCounters {
             idle: Default::default(),
             conflict: (0..banks).map(|_| Default::default()).collect(),
             base: Default::default(),
-            conflicts: Default::default(),
             ctr_issued: Default::default(),
             ctr_idle: Default::default(),
             ctr_conflicts: Default::default(),
@@ -81,7 +77,6 @@ impl Logic for PerfCounters {
                 self.n_banks.next = self.n_banks.val() + self.k_one.val();
             }
         }
-        self.conflicts.next = self.n_banks.val().get_bits::<6>(0);
         if self.issued.val() {
             self.n_issued.d.next = self.n_issued.q.val() + self.k_one.val();
         }

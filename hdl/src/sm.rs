@@ -122,9 +122,10 @@ pub struct Sm<const L: usize> {
     pub ctr_conflicts: Signal<Out, Bits<32>>,
     /// The value `reset` loads into the counters (the top level's `ctr_base`).
     pub ctr_base: Signal<In, Bits<32>>,
-    /// This cycle's counter events (trace): `idle`, and the banks with a conflict.
+    /// This cycle's counter events (trace): `idle`, and the banks with a conflict (bit `b` =
+    /// bank `b`, the collector's flags: the checker adds them up itself).
     pub tr_idle: Signal<Out, Bit>,
-    pub tr_conflicts: Signal<Out, Bits<6>>,
+    pub tr_conflicts: Signal<Out, Bits<32>>,
 
     // ---- units
     fetch: Fetch,
@@ -173,6 +174,8 @@ pub struct Sm<const L: usize> {
     pk_take: BitPack<64>,
     pk_ready: BitPack<64>,
     pk_launch: BitPack<64>,
+    /// The collector's bank-conflict flags, for `tr_conflicts`.
+    pk_conflict: BitPack<32>,
     pk_long: BitPack<64>,
     u1: Unused<Bit>,
     u2: Unused<Bits<2>>,
@@ -560,6 +563,7 @@ impl<const L: usize> Sm<L> {
             pk_take: BitPack::new(w),
             pk_ready: BitPack::new(w),
             pk_launch: BitPack::new(w),
+            pk_conflict: BitPack::new(cfg.rf_banks as usize),
             pk_long: BitPack::new(w),
             u1: Unused::new(U1_FIXED + L + 2 * w + (cfg.rf_banks as usize) * 2 + 1),
             u2: Unused::new(cfg.rf_banks as usize),
@@ -1862,12 +1866,13 @@ impl<const L: usize> Logic for Sm<L> {
                     self.ctrs.base.next = self.ctr_base.val();
                     self.tr_idle.next =
                         self.any_launched.val() & !self.gv.val() & !self.halted.val();
-                    self.tr_conflicts.next = self.ctrs.conflicts.val();
+                    self.tr_conflicts.next = self.pk_conflict.q.val();
                     self.ctr_issued.next = self.ctrs.ctr_issued.val();
                     self.ctr_idle.next = self.ctrs.ctr_idle.val();
                     self.ctr_conflicts.next = self.ctrs.ctr_conflicts.val();
                     for b in 0..self._banks {
                         self.ctrs.conflict[b].next = self.oc.ev_conflict[b].val();
+                        self.pk_conflict.d[b].next = self.oc.ev_conflict[b].val();
                     }
                 }
             }

@@ -106,7 +106,7 @@ pub struct Top<const L: usize> {
     pub ctr_base: Vec<Signal<In, Bits<64>>>,
     /// Per SM, this cycle's counter events: `ctr_idle`'s and `ctr_conflicts`'s increments.
     pub tr_idle: Vec<Signal<Out, Bit>>,
-    pub tr_conflicts: Vec<Signal<Out, Bits<6>>>,
+    pub tr_conflicts: Vec<Signal<Out, Bits<32>>>,
 
     sm: Vec<Sm<L>>,
     /// With `TracePorts::Off`: one sink per width for the SMs' trace outputs (with `On`, one
@@ -114,7 +114,6 @@ pub struct Top<const L: usize> {
     tr_sink1: Unused<Bit>,
     tr_sink2: Unused<Bits<2>>,
     tr_sink5: Unused<Bits<5>>,
-    tr_sink6: Unused<Bits<6>>,
     tr_sink8: Unused<Bits<8>>,
     tr_sink32: Unused<Bits<32>>,
     tr_sink64: Unused<Bits<64>>,
@@ -154,7 +153,6 @@ pub struct Top<const L: usize> {
     k_zero4: Constant<Bits<4>>,
     k_zero2: Constant<Bits<2>>,
     k_zero5: Constant<Bits<5>>,
-    k_zero6: Constant<Bits<6>>,
     k_zero1024: Constant<Bits<1024>>,
     k_one32: Constant<Bits<32>>,
     k_one64: Constant<Bits<64>>,
@@ -252,9 +250,8 @@ impl<const L: usize> Top<L> {
             tr_sink1: sink(6, sink_sms),
             tr_sink2: sink(1, sink_sms),
             tr_sink5: sink(1, sink_sms),
-            tr_sink6: sink(1, sink_sms),
             tr_sink8: sink(5, sink_sms),
-            tr_sink32: sink(6, sink_sms),
+            tr_sink32: sink(7, sink_sms),
             tr_sink64: sink(4, sink_sms),
             tr_sink1024: sink(3, sink_sms),
             running: Default::default(),
@@ -286,7 +283,6 @@ impl<const L: usize> Top<L> {
             k_zero4: k(0),
             k_zero2: k(0),
             k_zero5: k(0),
-            k_zero6: k(0),
             k_zero1024: k(0),
             k_one32: k(1),
             k_one64: k(1),
@@ -421,7 +417,6 @@ impl<const L: usize> Logic for Top<L> {
         self.tr_sink1.d[0].next = false;
         self.tr_sink2.d[0].next = self.k_zero2.val();
         self.tr_sink5.d[0].next = self.k_zero5.val();
-        self.tr_sink6.d[0].next = self.k_zero6.val();
         self.tr_sink8.d[0].next = self.k_zero8.val();
         self.tr_sink32.d[0].next = self.k_zero32.val();
         self.tr_sink64.d[0].next = self.k_zero64.val();
@@ -433,7 +428,7 @@ impl<const L: usize> Logic for Top<L> {
             self.tr_sink1.d[6 * s + 3].next = self.sm[s].tr_cta_valid.val();
             self.tr_sink1.d[6 * s + 4].next = self.sm[s].tr_grant_valid.val();
             self.tr_sink1.d[6 * s + 5].next = self.sm[s].tr_idle.val();
-            self.tr_sink6.d[s].next = self.sm[s].tr_conflicts.val();
+
             self.tr_sink2.d[s].next = self.sm[s].tr_st_size.val();
             self.tr_sink5.d[s].next = self.sm[s].tr_wb_rd.val();
             self.tr_sink8.d[5 * s].next = self.sm[s].tr_issue_warp.val();
@@ -441,12 +436,13 @@ impl<const L: usize> Logic for Top<L> {
             self.tr_sink8.d[5 * s + 2].next = self.sm[s].tr_wb_tag.val();
             self.tr_sink8.d[5 * s + 3].next = self.sm[s].tr_st_tag.val();
             self.tr_sink8.d[5 * s + 4].next = self.sm[s].tr_grant_warp.val();
-            self.tr_sink32.d[6 * s].next = self.sm[s].tr_issue_pc.val();
-            self.tr_sink32.d[6 * s + 1].next = self.sm[s].tr_issue_instr.val();
-            self.tr_sink32.d[6 * s + 2].next = self.sm[s].tr_issue_mask.val();
-            self.tr_sink32.d[6 * s + 3].next = self.sm[s].tr_wb_mask.val();
-            self.tr_sink32.d[6 * s + 4].next = self.sm[s].tr_st_mask.val();
-            self.tr_sink32.d[6 * s + 5].next = self.sm[s].tr_cta_id.val();
+            self.tr_sink32.d[7 * s].next = self.sm[s].tr_issue_pc.val();
+            self.tr_sink32.d[7 * s + 1].next = self.sm[s].tr_issue_instr.val();
+            self.tr_sink32.d[7 * s + 2].next = self.sm[s].tr_issue_mask.val();
+            self.tr_sink32.d[7 * s + 3].next = self.sm[s].tr_wb_mask.val();
+            self.tr_sink32.d[7 * s + 4].next = self.sm[s].tr_st_mask.val();
+            self.tr_sink32.d[7 * s + 5].next = self.sm[s].tr_cta_id.val();
+            self.tr_sink32.d[7 * s + 6].next = self.sm[s].tr_conflicts.val();
             self.tr_sink64.d[4 * s].next = self.sm[s].tr_cta_warps.val();
             self.tr_sink64.d[4 * s + 1].next = self.sm[s].tr_ready.val();
             self.tr_sink64.d[4 * s + 2].next = self.sm[s].tr_launch.val();

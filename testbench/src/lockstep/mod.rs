@@ -52,9 +52,9 @@
 //! * **counters**, every cycle: reset loads [`COUNTER_BASE`] through `ctr_base` (just below
 //!   the wrap, so every counter bit toggles in a short run); `cycle_count` must be
 //!   [`kernel_start_cycle`] plus the kernel cycle, and each SM's `ctr_issued`, `ctr_idle` and
-//!   `ctr_conflicts` the base plus its events so far (issue records, `tr_idle`,
-//!   `tr_conflicts`); `tr_idle` never comes with an issue record, `tr_conflicts` never exceeds
-//!   `rf_banks`. At the end `ctr_issued` must equal the SM's issue records.
+//!   `ctr_conflicts` the base plus its events so far (issue records, `tr_idle`, the banks set
+//!   in `tr_conflicts`); `tr_idle` never comes with an issue record, `tr_conflicts` has no bank
+//!   above `rf_banks`. At the end `ctr_issued` must equal the SM's issue records.
 //! * **done**: the model must have finished, no writeback or store may be pending, no read may
 //!   be outstanding, and the memory model's global memory must equal the model's byte for byte.
 //!   `done` must therefore not rise before the last store has been accepted by its port.
@@ -960,7 +960,8 @@ impl<'a> Checker<'a> {
 
     /// `cycle_count` counts every cycle from [`COUNTER_BASE`] at reset, and each SM's counters
     /// count their events: the issue records, `tr_idle` (never with an issue) and
-    /// `tr_conflicts` (at most `rf_banks`), each seen in the next cycle's count.
+    /// the banks set in `tr_conflicts` (the collector's per-bank flags, none above `rf_banks`),
+    /// each seen in the next cycle's count.
     fn check_counters(&mut self, out: &CycleOut, kc: u64) -> Result<(), CosimError> {
         let want = self.start_cycle.wrapping_add(kc);
         if out.cycle_count != want {
@@ -1006,11 +1007,11 @@ impl<'a> Checker<'a> {
                     "`tr_idle` is set in a cycle with an issue record".to_string(),
                     Vec::new(),
                 ))
-            } else if o.events.conflicts > self.cfg.rf_banks {
+            } else if self.cfg.rf_banks < 32 && o.events.conflict_banks >> self.cfg.rf_banks != 0 {
                 Some((
                     format!(
-                        "`tr_conflicts` reads {} with {} register-file banks",
-                        o.events.conflicts, self.cfg.rf_banks
+                        "`tr_conflicts` reads {:#x}: a bank above the {} register-file banks",
+                        o.events.conflict_banks, self.cfg.rf_banks
                     ),
                     Vec::new(),
                 ))
@@ -1032,7 +1033,9 @@ impl<'a> Checker<'a> {
             let next = &mut self.counters[s];
             next.issued = next.issued.wrapping_add(u32::from(o.issue.is_some()));
             next.idle = next.idle.wrapping_add(u32::from(o.events.idle));
-            next.conflicts = next.conflicts.wrapping_add(o.events.conflicts);
+            next.conflicts = next
+                .conflicts
+                .wrapping_add(o.events.conflict_banks.count_ones());
         }
         Ok(())
     }

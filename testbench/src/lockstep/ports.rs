@@ -294,7 +294,7 @@ impl TopPorts {
                 ctr_idle: e("ctr_idle", O, 32),
                 ctr_conflicts: e("ctr_conflicts", O, 32),
                 tr_idle: e("tr_idle", O, 1),
-                tr_conflicts: e("tr_conflicts", O, 6),
+                tr_conflicts: e("tr_conflicts", O, 32),
             };
             sm.push(p);
         }

@@ -38,7 +38,8 @@ pub(crate) struct CounterRec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct CounterEvents {
     pub idle: bool,
-    pub conflicts: u32,
+    /// Bit `b`: register-file bank `b` had a conflict.
+    pub conflict_banks: u32,
 }
 
 /// The trace records of one SM in one cycle.
@@ -222,7 +223,7 @@ impl Session {
             };
             o.events = CounterEvents {
                 idle: m.get(sp.tr_idle) != 0,
-                conflicts: m.get(sp.tr_conflicts) as u32,
+                conflict_banks: m.get(sp.tr_conflicts) as u32,
             };
             if m.get(sp.mem_req_valid) != 0 {
                 let req = MemRequest {

@@ -439,7 +439,7 @@ impl Script {
             ("ctr_idle", 32),
             ("ctr_conflicts", 32),
             ("tr_idle", 1),
-            ("tr_conflicts", 6),
+            ("tr_conflicts", 32),
         ];
         let mut regs: Vec<String> = Vec::new();
         for s in 0..sms {
@@ -529,7 +529,7 @@ impl Script {
     assign ctr_idle${s} = base${s};
     assign ctr_conflicts${s} = base${s};
     assign tr_idle${s} = 1'b0;
-    assign tr_conflicts${s} = 6'd0;
+    assign tr_conflicts${s} = 32'd0;
 "
             );
         }
