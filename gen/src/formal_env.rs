@@ -10,8 +10,9 @@
 //! * drives the GPU's inputs only the way the host and the memory of docs/microarch/sm.md and
 //!   docs/microarch/load_store_unit.md do: reset in the first cycle (power-on), a program loaded
 //!   and a kernel started only while no kernel runs (after `done`; after a fault, only after a
-//!   reset), and a memory response only for a read accepted in an earlier cycle and not yet
-//!   answered (per SM, in order, as the memory model makes them);
+//!   reset), a kernel started only with a launch the host accepts ([`LaunchLimits`], as
+//!   `Gpu::check_launch` checks it), and a memory response only for a read accepted in an
+//!   earlier cycle and not yet answered (per SM, in order, as the memory model makes them);
 //! * shows each output group's fields only while the group's `valid` is high (zero otherwise), as
 //!   the lock-step checker reads them; every other output (`busy`, `done`, the `valid`s, the
 //!   scheduler's `tr_ready`/`tr_launch`/`tr_long`, `cycle_count`, the counters) is compared
@@ -34,6 +35,15 @@ pub struct Port {
 
 /// The name of the wrapper module.
 pub const ENV_NAME: &str = "wf_env";
+
+/// The launches a host makes (`warpforge_sim::Gpu::check_launch`): at least one CTA, 1 to
+/// `max_block` threads per CTA, at most `smem_bytes` of shared memory per CTA. `start` is
+/// legal only with such launch parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchLimits {
+    pub max_block: u32,
+    pub smem_bytes: u32,
+}
 
 /// Output groups whose fields are read only while the group's valid is high: (field prefix,
 /// valid port), as flat names ([`split_sm`]). The SM suffix (`$s`) of a field is that of its
@@ -129,10 +139,20 @@ fn range(width: u32) -> String {
     }
 }
 
-/// The Verilog of `wf_env`, wrapping module `top` with these ports.
-pub fn env_verilog(ports: &[Port], top: &str) -> Result<String> {
+/// The Verilog of `wf_env`, wrapping module `top` with these ports; `start` only with a launch
+/// within `limits`.
+pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<String> {
     let has = |n: &str| ports.iter().any(|p| p.name == n);
-    for needed in ["clock", "reset", "start", "done", "imem_we"] {
+    for needed in [
+        "clock",
+        "reset",
+        "start",
+        "done",
+        "imem_we",
+        "launch_nctaid",
+        "launch_ntid",
+        "launch_shared",
+    ] {
         if !has(needed) {
             bail!("the top level has no `{needed}` port: the proof's host environment (gen/src/formal_env.rs) needs it");
         }
@@ -157,11 +177,17 @@ pub fn env_verilog(ports: &[Port], top: &str) -> Result<String> {
     v += "    // A kernel is launched and not done: no program load, no second start.\n";
     v += "    reg wf_started = 1'b0;\n";
     v += "    always @(posedge clock)\n        if (dut_reset) wf_started <= 1'b0;\n        else if (dut_start) wf_started <= 1'b1;\n        else if (dut_done) wf_started <= 1'b0;\n";
+    v += &format!(
+        "    // A launch the host accepts (Gpu::check_launch).\n    \
+         wire wf_launch_ok = (launch_nctaid != 32'd0) & (launch_ntid != 32'd0) & \
+         (launch_ntid <= 32'd{}) & (launch_shared <= 32'd{});\n",
+        limits.max_block, limits.smem_bytes
+    );
     for p in ports.iter().filter(|p| p.input) {
         let n = &p.name;
         let drive = match n.as_str() {
             "reset" => "reset | !wf_por".to_string(),
-            "start" => "start & !wf_started".to_string(),
+            "start" => "start & !wf_started & wf_launch_ok".to_string(),
             "imem_we" => "imem_we & !wf_started".to_string(),
             _ if split_sm(n).0 == "mem_resp_valid" => {
                 let s = split_sm(n).1;
@@ -206,12 +232,15 @@ mod tests {
     use super::*;
 
     const TOP: &str = "module t(clock,reset,start,done,imem_we,mem$0$req_valid,mem$0$req_ready,\
-        mem$0$req_write,mem$0$req_addr,mem$0$resp_valid,fault,fault_pc,busy);\n    \n    \
+        mem$0$req_write,mem$0$req_addr,mem$0$resp_valid,fault,fault_pc,busy,launch_nctaid,launch_ntid,\
+        launch_shared);\n    \n    \
         // Module arguments\n    input wire  clock;\n    input wire  reset;\n    input wire  start;\n    \
         output reg  done;\n    input wire  imem_we;\n    output reg  mem$0$req_valid;\n    \
         input wire  mem$0$req_ready;\n    output reg  mem$0$req_write;\n    \
         output reg  [31:0] mem$0$req_addr;\n    input wire  mem$0$resp_valid;\n    \
-        output reg  fault;\n    output reg  [31:0] fault_pc;\n    output wire  busy;\n    \n    \
+        output reg  fault;\n    output reg  [31:0] fault_pc;\n    output wire  busy;\n    \
+        input wire  [31:0] launch_nctaid;\n    input wire  [31:0] launch_ntid;\n    \
+        input wire  [31:0] launch_shared;\n    \n    \
         // Update code\nendmodule\n";
 
     #[test]
@@ -229,7 +258,7 @@ mod tests {
     #[test]
     fn reads_the_ports() {
         let p = top_ports(TOP, "t").unwrap();
-        assert_eq!(p.len(), 13);
+        assert_eq!(p.len(), 16);
         assert_eq!(
             p[8],
             Port {
@@ -244,7 +273,11 @@ mod tests {
 
     #[test]
     fn qualifies_fields_and_constrains_the_host() {
-        let v = env_verilog(&top_ports(TOP, "t").unwrap(), "t").unwrap();
+        let limits = LaunchLimits {
+            max_block: 16,
+            smem_bytes: 4096,
+        };
+        let v = env_verilog(&top_ports(TOP, "t").unwrap(), "t", limits).unwrap();
         // Fields under their valid; valids, busy and done unqualified.
         assert!(
             v.contains("assign mem$0$req_addr = dut_mem$0$req_valid ? dut_mem$0$req_addr : 32'd0;")
@@ -259,17 +292,24 @@ mod tests {
         // The host's rules.
         assert!(v.contains("assign dut_reset = reset | !wf_por;"));
         assert!(v.contains("assign dut_imem_we = imem_we & !wf_started;"));
+        assert!(v.contains("assign dut_start = start & !wf_started & wf_launch_ok;"));
+        assert!(v.contains(
+            "wire wf_launch_ok = (launch_nctaid != 32'd0) & (launch_ntid != 32'd0) & \
+             (launch_ntid <= 32'd16) & (launch_shared <= 32'd4096);"
+        ));
         assert!(
             v.contains("assign dut_mem$0$resp_valid = mem$0$resp_valid & (wf_reads$0 != 16'd0);")
         );
         assert!(v.contains("assign dut_mem$0$req_ready = mem$0$req_ready;"));
         // A top level without the ports the rules need is refused, naming the port.
-        let no_done: Vec<Port> = top_ports(TOP, "t")
-            .unwrap()
-            .into_iter()
-            .filter(|p| p.name != "done")
-            .collect();
-        let e = env_verilog(&no_done, "t").unwrap_err().to_string();
-        assert!(e.contains("`done`"), "{e}");
+        for missing in ["done", "launch_ntid"] {
+            let without: Vec<Port> = top_ports(TOP, "t")
+                .unwrap()
+                .into_iter()
+                .filter(|p| p.name != missing)
+                .collect();
+            let e = env_verilog(&without, "t", limits).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{missing}`")), "{e}");
+        }
     }
 }

@@ -588,20 +588,25 @@ const CUT_MEMORIES: &str =
 
 /// Changes whenever the in-context proof changes (its environment, its scripts): proofs made
 /// before are not reused.
-const FORMAL_VERSION: &str = "formal-5";
+const FORMAL_VERSION: &str = "formal-6";
 
 /// The legal host around the GPU in the in-context proof ([`formal_env`]).
 const FORMAL_ENV_FILE: &str = "formal-env.v";
 
 /// Step 5a: the original GPU, flattened with its memories cut, as module `wf_gold`
 /// inside its legal host ([`formal_env`]; `formal-gold-<version>.il`, made once per work directory).
-fn formal_gold(dir: &Path) -> Result<PathBuf> {
+fn formal_gold(plan: &Plan, dir: &Path) -> Result<PathBuf> {
     // Parallel survivors (threads or processes) need it at once: one makes it, the others wait.
     let _lock = lock_file(dir, "formal-gold")?;
     let gold = dir.join(format!("formal-gold-{FORMAL_VERSION}.il"));
     if !gold.exists() {
         let top_v = std::fs::read_to_string(dir.join(format!("{TOP_NAME}.v")))?;
-        let env = formal_env::env_verilog(&formal_env::top_ports(&top_v, TOP_NAME)?, TOP_NAME)?;
+        let limits = formal_env::LaunchLimits {
+            max_block: plan.config.warps * plan.config.lanes,
+            smem_bytes: plan.config.smem_bytes,
+        };
+        let env =
+            formal_env::env_verilog(&formal_env::top_ports(&top_v, TOP_NAME)?, TOP_NAME, limits)?;
         write_atomically(&dir.join(FORMAL_ENV_FILE), env.as_bytes())?;
         let script = format!(
             "read_rtlil design.il\nread_verilog {FORMAL_ENV_FILE}\nhierarchy -top {ENV_NAME}\nproc\nflatten\n\
@@ -666,7 +671,7 @@ fn formal_gold(dir: &Path) -> Result<PathBuf> {
 /// can differ; `None`: undecided within the time limit.
 fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bool>, String)> {
     let t = Instant::now();
-    formal_gold(dir)?;
+    formal_gold(plan, dir)?;
     let fdir = dir.join("formal");
     std::fs::create_dir_all(&fdir)?;
     let name = format!("m{}", m.id);
