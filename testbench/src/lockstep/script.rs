@@ -245,7 +245,7 @@ pub fn ideal_script(
                 let w = w as u32;
                 cycles[k][s].sched.grant = Some(w);
                 let mask = model.warp_stack(s as u32, w).last().map_or(0, |e| e.mask);
-                model.set_cycle(s as u32, cycle_base + k as u64);
+                model.set_cycle(s as u32, cycle_base.wrapping_add(k as u64));
                 let c = model.step(s as u32, w).map_err(|e| e.to_string())?.clone();
                 cycles[k][s].issue = Some(IssueRec {
                     warp: w,
