@@ -1864,8 +1864,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.ctrs.idle.next =
                         self.any_launched.val() & !self.gv.val() & !self.halted.val();
                     self.ctrs.base.next = self.ctr_base.val();
-                    self.tr_idle.next =
-                        self.any_launched.val() & !self.gv.val() & !self.halted.val();
+                    self.tr_idle.next = self.ctrs.idle.val();
                     self.tr_conflicts.next = self.pk_conflict.q.val();
                     self.ctr_issued.next = self.ctrs.ctr_issued.val();
                     self.ctr_idle.next = self.ctrs.ctr_idle.val();
