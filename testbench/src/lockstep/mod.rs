@@ -509,6 +509,9 @@ impl Dut for Session {
     }
 }
 
+/// Cycles after a fault's first cycle in which its report is checked to be held.
+pub const FAULT_HOLD_CYCLES: u64 = 4;
+
 /// Clock `dut` and check every cycle until the kernel ends or a check or watchdog fails.
 /// Returns the outcome and the kernel cycle it was seen in.
 fn run_loop(
@@ -531,6 +534,16 @@ fn run_loop(
         }
         dut.cycle(&mut out);
         if let Some(outcome) = ck.on_cycle(&out, kc, dut.memory(), observer)? {
+            if let (CosimOutcome::Fault(_), Some(first)) = (&outcome, out.fault) {
+                // The report is held until reset: clock on and check that it stays put (a
+                // fault register that changes after its first cycle is a bug the first
+                // cycle alone cannot show).
+                for _ in 0..FAULT_HOLD_CYCLES {
+                    let k = dut.kernel_cycle();
+                    dut.cycle(&mut out);
+                    ck.check_fault_held(&first, out.fault.as_ref(), k)?;
+                }
+            }
             return Ok((outcome, kc));
         }
         if kc - ck.last_record >= hang {
@@ -1112,6 +1125,62 @@ impl<'a> Checker<'a> {
             history: self.history.iter().cloned().collect(),
             context: self.context.clone(),
         }))
+    }
+
+    /// A cycle after the first of a fault report (`first`): `fault` still high and every
+    /// field as it was (docs/verification.md, "Faults").
+    fn check_fault_held(
+        &mut self,
+        first: &RtlFault,
+        now: Option<&RtlFault>,
+        kc: u64,
+    ) -> Result<(), CosimError> {
+        self.kernel_cycle = kc;
+        let Some(now) = now else {
+            return Err(self.mismatch(
+                RecordKind::Fault,
+                Some(first.sm),
+                Some(first.warp),
+                None,
+                "`fault` went low without a reset: a fault report is held until reset".into(),
+                None,
+                Vec::new(),
+                Vec::new(),
+            ));
+        };
+        let mut fields = Vec::new();
+        diff_u(&mut fields, "fault sm", 2, first.sm, now.sm);
+        diff_u(&mut fields, "fault warp", 2, first.warp, now.warp);
+        diff_u(&mut fields, "fault pc", 8, first.pc, now.pc);
+        if first.cause != now.cause {
+            let text = |c: u32| {
+                let name =
+                    FaultCause::from_code(c).map_or("unknown".to_string(), |c| c.to_string());
+                Value::Text(format!("{c} ({name})"))
+            };
+            fields.push(FieldDiff::new(
+                "fault cause",
+                None,
+                text(first.cause),
+                text(now.cause),
+            ));
+        }
+        diff_u(&mut fields, "fault lane", 2, first.lane, now.lane);
+        diff_u(&mut fields, "fault addr", 8, first.addr, now.addr);
+        if fields.is_empty() {
+            return Ok(());
+        }
+        Err(self.mismatch(
+            RecordKind::Fault,
+            Some(first.sm),
+            Some(first.warp),
+            None,
+            "the held fault report changed after its first cycle (expected: its first cycle's value)"
+                .into(),
+            None,
+            fields,
+            Vec::new(),
+        ))
     }
 
     /// Check one cycle's outputs. `Ok(Some(_))` ends the run.

@@ -134,6 +134,9 @@ pub struct Script {
     pub done_at: Option<u64>,
     /// Kernel cycle from which `fault` is high, and the report.
     pub fault_at: Option<(u64, RtlFault)>,
+    /// The report from the cycle after `fault_at` on (`None`: held as it was; a test's
+    /// corruption otherwise).
+    pub fault_after: Option<RtlFault>,
     /// `cycle_count` in kernel cycle 0 (the replay counts from reset, like the real top).
     pub cycle_base: u64,
 }
@@ -315,6 +318,7 @@ pub fn ideal_script(
         cycles,
         done_at,
         fault_at,
+        fault_after: None,
         cycle_base,
     })
 }
@@ -480,6 +484,7 @@ impl Script {
                 addr: 0,
             },
         ));
+        let g = self.fault_after.unwrap_or(f);
         let _ = write!(
             v,
             "    reg [63:0] cyc;
@@ -504,14 +509,26 @@ impl Script {
     assign done = running && k >= 32'd{done_at};
     assign fault = running && k >= 32'd{fault_at};
     assign busy = running && !done && !fault;
-    assign fault_sm = 8'd{};
-    assign fault_warp = 8'd{};
-    assign fault_pc = 32'h{:08x};
-    assign fault_cause = 4'd{};
-    assign fault_lane = 8'd{};
-    assign fault_addr = 32'h{:08x};
+    wire held = k > 32'd{fault_at};
+    assign fault_sm = held ? 8'd{} : 8'd{};
+    assign fault_warp = held ? 8'd{} : 8'd{};
+    assign fault_pc = held ? 32'h{:08x} : 32'h{:08x};
+    assign fault_cause = held ? 4'd{} : 4'd{};
+    assign fault_lane = held ? 8'd{} : 8'd{};
+    assign fault_addr = held ? 32'h{:08x} : 32'h{:08x};
 ",
-            f.sm, f.warp, f.pc, f.cause, f.lane, f.addr
+            g.sm,
+            f.sm,
+            g.warp,
+            f.warp,
+            g.pc,
+            f.pc,
+            g.cause,
+            f.cause,
+            g.lane,
+            f.lane,
+            g.addr,
+            f.addr
         );
         for s in 0..sms {
             // Counters from `ctr_base`: issue records so far; no idle or conflict events.

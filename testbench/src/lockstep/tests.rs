@@ -28,7 +28,13 @@ impl Dut for ScriptDut<'_> {
         self.mem.begin_cycle(kc);
         out.cycle_count = sc.cycle_base.wrapping_add(kc);
         out.done = kc > 0 && sc.done_at.is_some_and(|d| kc >= d);
-        out.fault = sc.fault_at.filter(|(at, _)| kc >= *at).map(|(_, f)| f);
+        out.fault = sc.fault_at.filter(|(at, _)| kc >= *at).map(|(at, f)| {
+            if kc > at {
+                sc.fault_after.unwrap_or(f)
+            } else {
+                f
+            }
+        });
         out.busy = kc > 0 && !out.done && out.fault.is_none();
         out.protocol = None;
         out.sm.resize(sc.sms, SmOut::default());
@@ -761,6 +767,23 @@ fn faults_are_matched_against_the_model() {
     bad.fault_at.as_mut().unwrap().1.cause = 7;
     let m = st.mismatch(&bad);
     assert_eq!(m.kind, RecordKind::Fault);
+    let d = m.field("fault cause", None).unwrap();
+    assert_eq!(
+        (d.expected.to_string(), d.actual.to_string()),
+        (
+            "5 (misaligned-store)".into(),
+            "7 (out-of-range-store)".into()
+        )
+    );
+    // The report changes after its first cycle (a held cause register whose bit toggles:
+    // the first cycle alone is right).
+    let mut bad = script.clone();
+    let mut later = f;
+    later.cause ^= 2;
+    bad.fault_after = Some(later);
+    let m = st.mismatch(&bad);
+    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Fault, at + 1), "{m}");
+    assert!(m.summary.contains("changed after its first cycle"), "{m}");
     let d = m.field("fault cause", None).unwrap();
     assert_eq!(
         (d.expected.to_string(), d.actual.to_string()),
