@@ -9,6 +9,9 @@
  *   barrier; acc = acc * 31 + sh[(r*lanes + (tid+1) % lanes) % 256] (threads whose partner
  *   lane exists); barrier
  * out[gtid] = acc.
+ * The late warp reaches each first barrier, and every warp its exit, with a divide in flight
+ * (its result unused): a barrier or a CTA's end that does not wait for the warp's pending
+ * instructions changes the kernel's cycle count.
  *
  * Parameters: out (grid*block words). Any grid; block as large as an SM.
  */
@@ -35,6 +38,12 @@ WF_KERNEL(p)
                 d += 0x1000;
             }
             sh[(r * lanes + lane) % 256] = (r << 16) ^ tid ^ d;
+            /* A divide still in flight when the late warp reaches the barrier: the barrier
+             * waits for the warp's earlier instructions (docs/microarch/sm.md, "Barriers"),
+             * so a barrier that does not (the warp's pending tags lost) releases ~30 cycles
+             * early, which the regression's cycle check sees. Its result is not used. */
+            uint32_t pending;
+            __asm__ volatile("divu %0, %1, %2" : "=r"(pending) : "r"(d), "r"(7u));
         }
         wf_barrier();
         uint32_t partner = (lane + 1) % lanes;
@@ -43,4 +52,9 @@ WF_KERNEL(p)
         wf_barrier();
     }
     q->out[wf_gtid()] = acc;
+    /* Every warp ends with a divide in flight: a warp stays live until its instructions
+     * complete, so its CTA ends (and the next CTA takes its slots) after the divide is written
+     * back, not when the warp exits. */
+    uint32_t pending;
+    __asm__ volatile("divu %0, %1, %2" : "=r"(pending) : "r"(acc), "r"(3u));
 }
