@@ -52,7 +52,8 @@ pub fn place(gpu: &mut Gpu, case: &Case) -> Result<Placed> {
         };
         words.extend_from_slice(&w.to_le_bytes());
     }
-    let param = gpu.alloc(words.len().max(4) as u32)?;
+    let param = gpu.alloc(words.len().max(4) as u32 + warpforge_kernels::PARAM_SLACK)?
+        + case.param_offset();
     gpu.write(param, &words)?;
     Ok(Placed { buffers, param })
 }

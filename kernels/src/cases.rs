@@ -298,7 +298,15 @@ pub fn vecadd_ref(a: &[u32], b: &[u32], n: usize) -> Vec<u32> {
 }
 
 fn vecadd_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    shapes_1d(limits)
+    let mut shapes = shapes_1d(limits);
+    // A large grid: global thread ids up to bit 11 or more (160 full CTAs, the last one
+    // partial), so the bits of `gtid` above a small grid's reach every launch register and
+    // per-warp word (a bit 7 tied to 0 there passed every other case; issue 11).
+    if limits.max_block > 0 {
+        let m = limits.max_block;
+        shapes.push((160, m, 160 * m - m / 2));
+    }
+    shapes
         .into_iter()
         .enumerate()
         .map(|(idx, (grid, block, n))| {

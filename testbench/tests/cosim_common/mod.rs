@@ -51,7 +51,10 @@ pub fn place_case(cfg: &GpuConfig, image: &KernelImage, case: &Case) -> (Gpu, La
             .to_le_bytes()
         })
         .collect();
-    let param = gpu.alloc(words.len().max(4) as u32).unwrap();
+    let param = gpu
+        .alloc(words.len().max(4) as u32 + warpforge_kernels::PARAM_SLACK)
+        .unwrap()
+        + case.param_offset();
     gpu.write(param, &words).unwrap();
     (
         gpu,
