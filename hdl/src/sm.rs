@@ -120,7 +120,8 @@ pub struct Sm<const L: usize> {
     pub ctr_issued: Signal<Out, Bits<32>>,
     pub ctr_idle: Signal<Out, Bits<32>>,
     pub ctr_conflicts: Signal<Out, Bits<32>>,
-    /// The value `reset` loads into the counters (the top level's `ctr_base`).
+    /// The value `reset` loads into the counters, and each warp's `instret` at its start (the
+    /// top level's `ctr_base`, 0 without the verification ports).
     pub ctr_base: Signal<In, Bits<32>>,
     /// This cycle's counter events (trace): `idle`, and the banks with a conflict (bit `b` =
     /// bank `b`, the collector's flags: the checker adds them up itself).
@@ -1014,7 +1015,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_fetch_fault.next = false;
                     self.i_fault.next = false;
                     self.i_mask.next = self.k_zero_mask.val();
-                    self.i_instret.next = self.k_zero32.val();
+                    // A warp's count starts at `ctr_base` (0 without the verification ports;
+                    // lock-step starts it just below the wrap, so every bit of the CSR path
+                    // toggles in a short run).
+                    self.i_instret.next = self.ctr_base.val();
                     self.i_tid.next = self.k_zero32.val();
                     self.i_ctaid.next = self.k_zero32.val();
                     self.i_gtid.next = self.k_zero32.val();

@@ -57,6 +57,8 @@ pub struct Context<'a> {
     pub ntid: u32,
     pub nctaid: u32,
     pub param: u32,
+    /// Added to the warp's `instret` (low word, wrapping; [`crate::Gpu::set_instret_base`]).
+    pub instret_base: u32,
 }
 
 /// Where a data address goes.
@@ -347,7 +349,7 @@ pub fn execute(
                 Some(match csr {
                     csr::CYCLE => ctx.cycle as u32,
                     csr::CYCLEH => (ctx.cycle >> 32) as u32,
-                    csr::INSTRET => warp.instret as u32,
+                    csr::INSTRET => (warp.instret as u32).wrapping_add(ctx.instret_base),
                     csr::INSTRETH => (warp.instret >> 32) as u32,
                     csr::TID => tid,
                     csr::CTAID => ctx.cta_id,

@@ -97,6 +97,9 @@ pub struct Gpu {
     /// The `cycle` of the SM whose instruction faulted, when it did: in driven mode other SMs
     /// may still issue in that same cycle (the hardware stops them from the next one).
     fault_cycle: u64,
+    /// Added to every warp's `instret` CSR (low word, wrapping): 0 as docs/isa.md says;
+    /// co-simulation sets the RTL's counter base ([`Gpu::set_instret_base`]).
+    instret_base: u32,
     stats: Stats,
     commit: Commit,
 }
@@ -148,6 +151,7 @@ impl Gpu {
             driven: false,
             fault: None,
             fault_cycle: 0,
+            instret_base: 0,
             stats: Stats::default(),
             commit: Commit::new(0, 0, 0),
         })
@@ -490,6 +494,12 @@ impl Gpu {
         self.sms[sm as usize].cycle = cycle;
     }
 
+    /// Start every warp's `instret` CSR (its low word) at `base` instead of 0: the RTL's
+    /// verification ports load their counter base there (docs/verification.md, "Counters").
+    pub fn set_instret_base(&mut self, base: u32) {
+        self.instret_base = base;
+    }
+
     /// Driven mode: warp `warp` of SM `sm` executes its next instruction now.
     pub fn step(&mut self, sm: u32, warp: u32) -> Result<&Commit, SimError> {
         let not_ready = |why: &str| SimError::NotReady {
@@ -597,6 +607,7 @@ impl Gpu {
             ntid: l.block,
             nctaid: l.grid,
             param: l.param,
+            instret_base: self.instret_base,
         };
         self.commit.sm = sm_idx as u32;
         self.commit.warp = w_idx as u32;

@@ -387,7 +387,21 @@ fn csrs_per_lane() {
         rs1: 0,
     });
     let n = 12 * ids.len();
-    let (mut gpu, bufs) = launch(&cfg, a.finish(), 2, 6, &[vec![0; n]], &[]);
+    let words = a.finish();
+    // With the RTL's counter base (co-simulation): `instret` starts there, wrapping.
+    let base = 0xFFFF_FFF8u32;
+    let (mut gpu, bufs) = launch(&cfg, words.clone(), 2, 6, &[vec![0; n]], &[]);
+    gpu.set_instret_base(base);
+    assert_eq!(gpu.run(10_000), RunOutcome::Finished);
+    let got = read_words(&gpu, bufs[0], n);
+    let instret = 6 + 2 * (ids.len() as u32 - 1);
+    for g in 0..12 {
+        assert_eq!(
+            got[g * ids.len() + ids.len() - 1],
+            instret.wrapping_add(base)
+        );
+    }
+    let (mut gpu, bufs) = launch(&cfg, words, 2, 6, &[vec![0; n]], &[]);
     assert_eq!(gpu.run(10_000), RunOutcome::Finished);
     let got = read_words(&gpu, bufs[0], n);
     for cta in 0..2u32 {

@@ -931,11 +931,13 @@ impl<'a> Checker<'a> {
     fn new(
         cfg: &'a GpuConfig,
         image: &'a KernelImage,
-        model: Gpu,
+        mut model: Gpu,
         opts: &CosimOptions,
         context: RunContext,
     ) -> Self {
         let sms = cfg.sms as usize;
+        // The RTL starts every warp's `instret` at the counter base's low word.
+        model.set_instret_base(COUNTER_BASE as u32);
         Checker {
             cfg,
             image,

@@ -177,6 +177,8 @@ pub fn ideal_script(
 ) -> Result<Script, String> {
     let sms = cfg.sms as usize;
     let lanes = cfg.lanes as usize;
+    // As the real top: `instret` from the counter base's low word.
+    model.set_instret_base(super::COUNTER_BASE as u32);
     model
         .launch_driven(launch.grid, launch.block, launch.param)
         .map_err(|e| e.to_string())?;
