@@ -1130,7 +1130,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A cycle after the first of a fault report (`first`): `fault` still high and every
-    /// field as it was (docs/verification.md, "Faults").
+    /// field as it was (docs/verification.md, "Cases that expect a fault").
     fn check_fault_held(
         &mut self,
         first: &RtlFault,
