@@ -909,6 +909,32 @@ fn lane_diffs(
     }
 }
 
+/// A fault cause code as reports show it: `5 (misaligned-store)`.
+fn cause_value(code: u32) -> Value {
+    let name = FaultCause::from_code(code).map_or("unknown".to_string(), |c| c.to_string());
+    Value::Text(format!("{code} ({name})"))
+}
+
+/// The SM, warp, PC and cause of a fault report against the expected ones.
+fn diff_fault_head(
+    out: &mut Vec<FieldDiff>,
+    (sm, warp, pc): (u32, u32, u32),
+    cause: u32,
+    actual: &RtlFault,
+) {
+    diff_u(out, "fault sm", 2, sm, actual.sm);
+    diff_u(out, "fault warp", 2, warp, actual.warp);
+    diff_u(out, "fault pc", 8, pc, actual.pc);
+    if cause != actual.cause {
+        out.push(FieldDiff::new(
+            "fault cause",
+            None,
+            cause_value(cause),
+            cause_value(actual.cause),
+        ));
+    }
+}
+
 fn diff_u(
     out: &mut Vec<FieldDiff>,
     field: &str,
@@ -1151,22 +1177,12 @@ impl<'a> Checker<'a> {
             ));
         };
         let mut fields = Vec::new();
-        diff_u(&mut fields, "fault sm", 2, first.sm, now.sm);
-        diff_u(&mut fields, "fault warp", 2, first.warp, now.warp);
-        diff_u(&mut fields, "fault pc", 8, first.pc, now.pc);
-        if first.cause != now.cause {
-            let text = |c: u32| {
-                let name =
-                    FaultCause::from_code(c).map_or("unknown".to_string(), |c| c.to_string());
-                Value::Text(format!("{c} ({name})"))
-            };
-            fields.push(FieldDiff::new(
-                "fault cause",
-                None,
-                text(first.cause),
-                text(now.cause),
-            ));
-        }
+        diff_fault_head(
+            &mut fields,
+            (first.sm, first.warp, first.pc),
+            first.cause,
+            now,
+        );
         diff_u(&mut fields, "fault lane", 2, first.lane, now.lane);
         diff_u(&mut fields, "fault addr", 8, first.addr, now.addr);
         if fields.is_empty() {
@@ -1973,21 +1989,8 @@ impl<'a> Checker<'a> {
             }
         };
         let mut fields = Vec::new();
-        diff_u(&mut fields, "fault sm", 2, expected.sm, f.sm);
-        diff_u(&mut fields, "fault warp", 2, expected.warp, f.warp);
-        diff_u(&mut fields, "fault pc", 8, expected.pc, f.pc);
-        if expected.cause != cause {
-            fields.push(FieldDiff::new(
-                "fault cause",
-                None,
-                Value::Text(format!(
-                    "{} ({})",
-                    u32::from(expected.cause.code()),
-                    expected.cause
-                )),
-                Value::Text(format!("{} ({cause})", f.cause)),
-            ));
-        }
+        let head = (expected.sm, expected.warp, expected.pc);
+        diff_fault_head(&mut fields, head, u32::from(expected.cause.code()), &f);
         if let Some(l) = expected.lane {
             diff_u(&mut fields, "fault lane", 2, l, f.lane);
         }
