@@ -42,19 +42,17 @@ pub fn place(gpu: &mut Gpu, case: &Case) -> Result<Placed> {
         gpu.write(addr, &b.init)?;
         buffers.push(addr);
     }
-    let mut words = Vec::with_capacity(case.params.len() * 4);
     for p in &case.params {
-        let w = match *p {
-            Param::Word(w) => w,
-            Param::Buffer(i) => *buffers
-                .get(i)
-                .with_context(|| format!("parameter refers to buffer {i}, which does not exist"))?,
-        };
-        words.extend_from_slice(&w.to_le_bytes());
+        if let Param::Buffer(i) = *p {
+            anyhow::ensure!(
+                i < buffers.len(),
+                "parameter refers to buffer {i}, which does not exist"
+            );
+        }
     }
-    let param = gpu.alloc(words.len().max(4) as u32 + warpforge_kernels::PARAM_SLACK)?
-        + case.param_offset();
-    gpu.write(param, &words)?;
+    let (bytes, offset) = case.param_allocation();
+    let param = gpu.alloc(bytes)? + offset;
+    gpu.write(param, &case.param_bytes(&buffers))?;
     Ok(Placed { buffers, param })
 }
 

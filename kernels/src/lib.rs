@@ -52,9 +52,6 @@ pub enum Param {
     Buffer(usize),
 }
 
-/// Bytes the host allocates beyond the parameter words ([`Case::param_offset`]).
-pub const PARAM_SLACK: u32 = 60;
-
 /// A complete launch: shape, memory and parameters, with the expected results.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
@@ -190,18 +187,21 @@ pub fn check_fault(
 }
 
 impl Case {
-    /// Bytes between the 64-byte-aligned allocation of the parameter buffer and the buffer
-    /// itself: 4 to 60, a function of the kernel and the case label. The host's allocations
-    /// are 64-byte aligned, so without it bits 2-5 of `wf_param` were 0 in every launch and a
-    /// launch register losing one of them went unseen (issue 11); across the cases each of
-    /// those bits is 0 and 1. Allocate `PARAM_SLACK` bytes more than the words need.
-    pub fn param_offset(&self) -> u32 {
+    /// Where the host puts the parameter buffer ([`Case::param_bytes`]): `(bytes, offset)`,
+    /// allocate `bytes` (64-byte aligned, as `Gpu::alloc` does) and write the buffer `offset`
+    /// bytes in. The offset, 4 to 60, is a function of the kernel and the case label: with
+    /// aligned allocations alone bits 2-5 of `wf_param` were 0 in every launch and a launch
+    /// register losing one of them went unseen (issue 11); across the cases each of those bits
+    /// is 0 and 1.
+    pub fn param_allocation(&self) -> (u32, u32) {
         // FNV-1a of the kernel name and label: stable across runs and platforms.
         let mut h: u32 = 0x811c_9dc5;
         for b in self.kernel.bytes().chain(self.label.bytes()) {
             h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
         }
-        4 * (1 + h % 15)
+        let offset = 4 * (1 + h % 15);
+        let words = (4 * self.params.len() as u32).max(4);
+        (words + 60, offset)
     }
 
     /// The parameter buffer's words, given the address the host gave each buffer.

@@ -40,22 +40,9 @@ pub fn place_case(cfg: &GpuConfig, image: &KernelImage, case: &Case) -> (Gpu, La
         gpu.write(a, &b.init).unwrap();
         addrs.push(a);
     }
-    let words: Vec<u8> = case
-        .params
-        .iter()
-        .flat_map(|p| {
-            match *p {
-                Param::Word(w) => w,
-                Param::Buffer(i) => addrs[i],
-            }
-            .to_le_bytes()
-        })
-        .collect();
-    let param = gpu
-        .alloc(words.len().max(4) as u32 + warpforge_kernels::PARAM_SLACK)
-        .unwrap()
-        + case.param_offset();
-    gpu.write(param, &words).unwrap();
+    let (bytes, offset) = case.param_allocation();
+    let param = gpu.alloc(bytes).expect("parameters fit") + offset;
+    gpu.write(param, &case.param_bytes(&addrs)).unwrap();
     (
         gpu,
         Launch {
