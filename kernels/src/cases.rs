@@ -302,7 +302,7 @@ fn vecadd_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     // A large grid: global thread ids up to bit 11 or more (160 full CTAs, the last one
     // partial), so the bits of `gtid` above a small grid's reach every launch register and
     // per-warp word (a bit 7 tied to 0 there passed every other case; issue 11).
-    if limits.max_block > 0 {
+    if !shapes.is_empty() {
         let m = limits.max_block;
         shapes.push((160, m, 160 * m - m / 2));
     }
