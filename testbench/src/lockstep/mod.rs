@@ -1315,6 +1315,34 @@ impl<'a> Checker<'a> {
         // long (not launched, at a barrier, no instruction to issue) is never ready. Checked on
         // every policy, so the signal is verified where the reference does not read it.
         let all_warps = u64::MAX >> (64 - warps);
+        // The ports are 64 bits wide for every configuration: a bit of a warp the configuration
+        // lacks is a wrong output even though no reference reads it.
+        let beyond = (o.sched.ready | o.sched.launch | o.sched.long) & !all_warps;
+        if checking && beyond != 0 {
+            let set: Vec<String> = (warps..64)
+                .filter(|w| beyond >> w & 1 != 0)
+                .map(|w| w.to_string())
+                .collect();
+            return Err(self.mismatch(
+                RecordKind::Issue,
+                Some(sm),
+                None,
+                None,
+                format!(
+                    "the scheduler's ready, launch or long-wait bits name warp(s) {} of {warps}: bits of warps the configuration lacks must be 0",
+                    set.join(", ")
+                ),
+                None,
+                Vec::new(),
+                vec![
+                    format!(
+                        "tr_ready {:#x}, tr_launch {:#x}, tr_long {:#x}",
+                        o.sched.ready, o.sched.launch, o.sched.long
+                    ),
+                    "docs/verification.md, \"Scheduler\"".into(),
+                ],
+            ));
+        }
         let both = o.sched.ready & o.sched.long & all_warps;
         if checking && both != 0 {
             return Err(self.mismatch(

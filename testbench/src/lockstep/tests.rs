@@ -514,6 +514,13 @@ fn the_scheduler_grant_is_checked_against_the_reference_policy() {
             .mismatch(&bad)
             .summary
             .contains("but the reference grants none"));
+        // A warp the configuration lacks, waiting long: no reference reads the bit, but it
+        // is a wrong output.
+        let mut bad = script.clone();
+        edit(&mut bad, k, s).sched.long |= 1 << 63;
+        let m = st.mismatch(&bad);
+        assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Issue, k), "{m}");
+        assert!(m.summary.contains("name warp(s) 63 of"), "{m}");
         // A ready warp and no grant (and so no issue).
         let mut bad = script.clone();
         edit(&mut bad, k, s).issue = None;
