@@ -23,8 +23,8 @@
 //!   source has its own crossbar port, as in the staging registers of Fig. 3.12/3.14).
 //! * **Writeback priority** (`Shared`): a valid writeback to a register other than x0 occupies
 //!   its bank in `c`; no read is granted there. With `Dedicated` the writeback is not part of
-//!   the arbitration, and a read of the register written in `c` returns the written lanes
-//!   (write-first, in the register file).
+//!   the arbitration, and a read of the register written in `c` returns its old value
+//!   (read-first: the bank RAM's own order).
 //! * **Per-bank arbitration**: every other bank grants one request: round-robin over CUs,
 //!   starting at the bank's pointer `rr[b]` (the CU after the last one granted by that bank;
 //!   0 after reset), and within a CU the lowest-numbered source. `conflict[b]` = some request
@@ -40,9 +40,8 @@
 //!   from the bank later (the unwritten lanes keep their values there). Per source index only
 //!   the lowest-numbered such CU is served (one write port per forward store). This lets the
 //!   SM release a fixed-latency result's scoreboard entry one cycle before its writeback; with
-//!   `Dedicated`, write-first does the same (the dependent instruction reads the register in
-//!   the write cycle or later) and forwarding, measured to change no cycle of any shipped
-//!   kernel, is left out with its RAMs.
+//!   `Dedicated` the dependent instruction's read comes after the write cycle anyway, and
+//!   forwarding, measured to change no cycle of any shipped kernel, is left out with its RAMs.
 //! * **Storage**: collected operands live in distributed RAM, one per (source, bank) plus (with
 //!   `Shared`) one per source for forwarded values, addressed by the CU; the dispatch reads them at the
 //!   dispatched CU (docs/microarch/operand_collector.md, "Operand storage").
@@ -98,8 +97,8 @@ pub enum WritePort {
     Shared,
     /// Each bank has a read port and its own write port (distributed RAM on an FPGA): reads
     /// are granted regardless of the writeback, and a read of the register written in the
-    /// same cycle returns the written lanes (write-first). The writeback does not enter the
-    /// read arbitration, and nothing is forwarded (write-first serves the SM's early release).
+    /// same cycle returns its old value (read-first). The writeback does not enter the read
+    /// arbitration, and nothing is forwarded.
     Dedicated,
 }
 
@@ -421,7 +420,7 @@ impl OperandCollector {
             ev_grant_src: sigs(b),
             ev_conflict: sigs(b),
             ev_write: sigs(b),
-            rf: RegisterFile::with_ports(geo, !shared),
+            rf: RegisterFile::with_geometry(geo),
             rams: LutRamArray::new(s * b1, addr_bits_for(c), l),
             byp_mux: WordMux::new(b, l, p),
             cu_valid: sigs(c),

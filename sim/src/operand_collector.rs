@@ -7,9 +7,9 @@
 //! it on every cycle.
 //!
 //! The model keeps values per architectural register, not per bank entry: a source read
-//! granted in cycle `c` takes the register's value *after* `c`'s writeback (with a shared
+//! granted in cycle `c` takes the register's value *before* `c`'s writeback (with a shared
 //! write port no read is granted in the written bank, so this is the value before it as well;
-//! with a dedicated write port it is the write-first rule).
+//! with a dedicated write port it is the read-first rule).
 
 use warpforge_config::{GpuConfig, RfLayout};
 
@@ -29,7 +29,7 @@ pub enum WritePort {
     /// The writeback takes its bank for the cycle (no read granted there).
     Shared,
     /// Every bank has its own write port: reads ignore the writeback, and a read of the
-    /// register written in the same cycle sees the written lanes (write-first). No forwarding.
+    /// register written in the same cycle sees its old value (read-first). No forwarding.
     Dedicated,
 }
 
@@ -331,8 +331,18 @@ impl OperandCollector {
             .map(|c| c.srcs.iter().map(|s| s.pending).collect())
             .collect();
 
-        // The write, then the grants: a grant reads the register as this cycle's writeback
-        // leaves it (write-first; a shared port never grants a read of the written bank).
+        // The grants, then the write: a grant reads the register as it was before this
+        // cycle's writeback (read-first; a shared port never grants a read of the written bank).
+        for ev in &out.banks {
+            if let Some((i, s)) = ev.grant {
+                let (warp, reg) = (self.cus[i].warp, self.cus[i].srcs[s].reg);
+                let value = self.register(warp, reg);
+                let src = &mut self.cus[i].srcs[s];
+                src.pending = false;
+                src.data = value;
+            }
+        }
+
         if written_bank.is_some() {
             assert!(
                 (wb.warp as usize) < self.warps,
@@ -347,16 +357,6 @@ impl OperandCollector {
                 }
             }
         }
-        for ev in &out.banks {
-            if let Some((i, s)) = ev.grant {
-                let (warp, reg) = (self.cus[i].warp, self.cus[i].srcs[s].reg);
-                let value = self.register(warp, reg);
-                let src = &mut self.cus[i].srcs[s];
-                src.pending = false;
-                src.data = value;
-            }
-        }
-
         // Forwarding (shared write port only): a source pending at the start of the cycle, of a
         // unit busy then, whose register this cycle's writeback writes in every lane is
         // collected from the writeback (its bank is the writeback's, so it was not granted this
@@ -593,10 +593,10 @@ mod tests {
     }
 
     /// Dedicated write port: a read granted in the cycle of a write to its register returns
-    /// the written lanes and the old value of the others; the written bank still grants its
-    /// read (no conflict).
+    /// the old value of every lane (read-first); the written bank still grants its read (no
+    /// conflict), and a read after the write sees the written lanes.
     #[test]
-    fn dedicated_write_port_is_write_first() {
+    fn dedicated_write_port_is_read_first() {
         let c = cfg(RfLayout::Naive, 2);
         let shape = OcShape {
             write_port: WritePort::Dedicated,
@@ -639,6 +639,24 @@ mod tests {
             ..Default::default()
         });
         let d = o.dispatch.expect("dispatched the cycle after its read");
+        let old: Vec<u32> = (0..lanes as u32).map(|l| 100 + l).collect();
+        assert_eq!(d.data[0], old);
+        assert_eq!(d.data[1], vec![0; lanes]);
+        // A read after the write: the written lanes' new values, the others' old ones.
+        oc.step(&OcInputs {
+            issue: issue(1, &[5, 0], 8),
+            disp_ready: true,
+            ..Default::default()
+        });
+        let d = (0..4)
+            .find_map(|_| {
+                oc.step(&OcInputs {
+                    disp_ready: true,
+                    ..Default::default()
+                })
+                .dispatch
+            })
+            .expect("the second reader is dispatched");
         let want: Vec<u32> = (0..lanes as u32)
             .map(|l| {
                 if l % 2 == 0 && l < 3 {
@@ -649,7 +667,6 @@ mod tests {
             })
             .collect();
         assert_eq!(d.data[0], want);
-        assert_eq!(d.data[1], vec![0; lanes]);
     }
 
     /// Book Fig. 3.17 on the reference model alone (the RTL test checks both).
