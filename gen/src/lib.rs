@@ -11,6 +11,7 @@ pub mod mutate;
 pub mod regress;
 pub mod report;
 pub mod rtl_out;
+pub mod shared_miter;
 pub mod sweep;
 pub mod synth;
 pub mod verify;

@@ -571,150 +571,194 @@ fn run_one(
     ))
 }
 
-/// Cut every memory of the flattened design out of it: a read port's data becomes a new
-/// top-level input, its address and enable and every write port's signals become outputs.
-/// In a miter of two such designs the read data are shared inputs, so the proof holds for any
-/// memory contents; the ports are compared every cycle, so the two memories cannot drift apart
-/// unnoticed (docs/mutation.md, "Equivalence in context").
-/// `expose` skips wires with private (`$`) names, which is what a memory's ports connect to
-/// after `flatten`: `autoname` names them first (`<memory>_RD_DATA`, …), else the read data
-/// would be left undriven and every memory would read 0 in the proof.
-const CUT_MEMORIES: &str =
-    "autoname t:$mem_v2 %x:+[RD_DATA,RD_ADDR,RD_EN,WR_ADDR,WR_DATA,WR_EN] t:$mem_v2 %d\n\
-     tee -q -o formal-rd.txt select -list t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
-     expose -cut t:$mem_v2 %x:+[RD_DATA] t:$mem_v2 %d\n\
-     expose t:$mem_v2 %x:+[RD_ADDR,RD_EN,WR_ADDR,WR_DATA,WR_EN] t:$mem_v2 %d\n\
-     delete t:$mem_v2\nopt_clean\n";
+/// The memory cut of the in-context proof, a techmap of `$mem_v2` (the file says what it does).
+const MEMCUT_V: &str = include_str!("formal_memcut.v");
 
-/// Changes whenever the in-context proof changes (its environment, its scripts): proofs made
-/// before are not reused.
-const FORMAL_VERSION: &str = "formal-6";
+/// Changes whenever the in-context proof changes (its environment, its scripts, the miter):
+/// proofs made before are not reused.
+const FORMAL_VERSION: &str = "formal-7";
 
 /// The legal host around the GPU in the in-context proof ([`formal_env`]).
 const FORMAL_ENV_FILE: &str = "formal-env.v";
 
-/// Step 5a: the original GPU, flattened with its memories cut, as module `wf_gold`
-/// inside its legal host ([`formal_env`]; `formal-gold-<version>.il`, made once per work directory).
-fn formal_gold(plan: &Plan, dir: &Path) -> Result<PathBuf> {
-    // Parallel survivors (threads or processes) need it at once: one makes it, the others wait.
-    let _lock = lock_file(dir, "formal-gold")?;
-    let gold = dir.join(format!("formal-gold-{FORMAL_VERSION}.il"));
-    if !gold.exists() {
+/// Memories of at most this many words are registers in the in-context proof (`memory_map`):
+/// the design's own bookkeeping (tag table, SIMT stack, fetch ring, per-warp words, operand
+/// RAMs on `tiny`), whose contents are what the GPU wrote. Larger ones (instruction memory,
+/// register file, shared memory: a program's code and data) are cut ([`MEMCUT_V`]).
+const SMALL_MEMORY: usize = 16;
+
+/// A mutation of a clock: the proof's AIG has one clock and no edges (every register takes its
+/// next state each step), so it cannot tell a register or memory port clocked on the other
+/// edge from the original; such a mutation is never proven in context.
+fn is_clock_mutation(m: &Mutation) -> bool {
+    let clockish = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        n.contains("clk") || n.contains("clock") || n == "c"
+    };
+    clockish(&m.port)
+        || m.args
+            .split_whitespace()
+            .skip_while(|w| *w != "-wire")
+            .nth(1)
+            .is_some_and(clockish)
+}
+
+/// Step 5a, once per mutation list: every mutation but the clock ones behind its own control
+/// input (`wf_alive_<i>`, as in step 2b) in one flattened GPU inside its legal host
+/// ([`formal_env`]), small memories as registers and the others cut ([`SMALL_MEMORY`]),
+/// bit-blasted to one AIG
+/// (`formal-all-<count>-<seed>-<version>.aig` and its yosys map). Each survivor's miter is
+/// built from it ([`crate::shared_miter`]).
+pub struct FormalDesign {
+    aig: crate::shared_miter::Aig,
+    /// Input index → (bit, top-level name) from yosys's map (memory read data and other free
+    /// values have none).
+    input_names: std::collections::HashMap<usize, (u32, String)>,
+    /// Mutation id → its control input.
+    controls: std::collections::BTreeMap<usize, usize>,
+}
+
+fn formal_design(
+    plan: &Plan,
+    dir: &Path,
+    tag: &str,
+    mutations: &[Mutation],
+) -> Result<FormalDesign> {
+    let _lock = lock_file(dir, &format!("formal-all-{tag}"))?;
+    let base = format!("formal-all-{tag}-{FORMAL_VERSION}");
+    let (aig_file, map_file) = (
+        dir.join(format!("{base}.aig")),
+        dir.join(format!("{base}.map")),
+    );
+    let proven: Vec<&Mutation> = mutations.iter().filter(|m| !is_clock_mutation(m)).collect();
+    if !aig_file.exists() || !map_file.exists() {
         let top_v = std::fs::read_to_string(dir.join(format!("{TOP_NAME}.v")))?;
         let limits = formal_env::LaunchLimits {
             max_block: plan.config.warps * plan.config.lanes,
             smem_bytes: plan.config.smem_bytes,
         };
-        let env =
-            formal_env::env_verilog(&formal_env::top_ports(&top_v, TOP_NAME)?, TOP_NAME, limits)?;
+        let mut ports = formal_env::top_ports(&top_v, TOP_NAME)?;
+        ports.extend(proven.iter().map(|m| formal_env::Port {
+            name: format!("{ALIVE}{}", m.id),
+            input: true,
+            width: 1,
+        }));
+        let env = formal_env::env_verilog(&ports, TOP_NAME, limits)?;
         write_atomically(&dir.join(FORMAL_ENV_FILE), env.as_bytes())?;
-        let script = format!(
-            "read_rtlil design.il\nread_verilog {FORMAL_ENV_FILE}\nhierarchy -top {ENV_NAME}\nproc\nflatten\n\
-             opt_clean\ntee -q -o formal-mems.txt select -list t:$mem_v2\n{CUT_MEMORIES}\
-             rename {ENV_NAME} wf_gold\nwrite_rtlil formal-gold.il.tmp\n"
-        );
-        yosys_or_fail(dir, &script, "formal-gold")?;
-        // Every memory's read data must have become a free input: a read port left undriven
-        // would read 0 and make the proof claim equivalence for a GPU that runs no program.
-        // `formal-rd.txt` lists the wires on the memories' read-data ports (named by
-        // `autoname` `<memory>_RD_DATA` where they were private, else their own names, e.g. a
-        // distributed RAM's `rdata$0`); `expose -cut` makes each an input `<wire>.i`.
-        let list = |file: &str| -> Result<Vec<String>> {
+        write_atomically(&dir.join("formal-memcut.v"), MEMCUT_V.as_bytes())?;
+        let mut script = String::from("read_rtlil design.il\n");
+        for m in &proven {
+            script.push_str(&format!("mutate -ctrl {ALIVE}{} 1 1 {}\n", m.id, m.args));
+        }
+        // No `opt` before the AIG: the miter is hashed structurally anyway, and yosys 0.23's
+        // `opt_merge` refuses two merged constant registers with different initial values
+        // (see `dead_in_context`); the initial values are needed here (power-on state).
+        script.push_str(&format!(
+            "read_verilog {FORMAL_ENV_FILE}\nhierarchy -top {ENV_NAME}\nproc\nflatten\nopt_clean\n\
+             memory_map t:$mem_v2 r:SIZE<={SMALL_MEMORY} %i\nopt_clean\n\
+             tee -q -o formal-mems.txt select -list t:$mem_v2\n\
+             techmap -map formal-memcut.v t:$mem_v2\nselect -assert-none t:$mem_v2\nopt_clean\n\
+             tee -q -o formal-obs.txt select -list w:*wf_obs_*\nexpose w:*wf_obs_*\nopt_clean\n\
+             dffunmap\ntechmap\naigmap\nopt_clean -purge\nsetundef -zero\n\
+             write_aiger -zinit -map {base}.map.tmp {base}.aig.tmp\n"
+        ));
+        yosys_or_fail(dir, &script, &format!("formal-all-{tag}"))?;
+        // Every memory must be cut and observed: its four `wf_obs_*` wires exposed.
+        let count = |file: &str| -> Result<usize> {
             Ok(std::fs::read_to_string(dir.join(file))?
                 .lines()
-                .map(|l| l.trim().to_string())
-                .filter(|l| !l.is_empty())
-                .collect())
+                .filter(|l| !l.trim().is_empty())
+                .count())
         };
-        let memories = list("formal-mems.txt")?;
-        let read_wires = list("formal-rd.txt")?;
-        let il = std::fs::read_to_string(dir.join("formal-gold.il.tmp"))?;
-        let inputs: std::collections::HashSet<&str> = il
-            .lines()
-            .filter(|l| l.trim_start().starts_with("wire ") && l.contains(" input "))
-            .filter_map(|l| l.rsplit(' ').next())
-            .collect();
-        let missing: Vec<&String> = read_wires
-            .iter()
-            .filter(|w| {
-                // `select -list` names a wire `module/name`; the IL spells it `\name.i`.
-                let name = w.rsplit_once('/').map_or(w.as_str(), |(_, n)| n);
-                !inputs.contains(format!("\\{name}.i").as_str())
-            })
-            .collect();
-        let read_inputs = read_wires.len() - missing.len();
-        if !missing.is_empty() || read_inputs < memories.len() {
+        let (memories, observed) = (count("formal-mems.txt")?, count("formal-obs.txt")?);
+        if observed != 4 * memories {
             bail!(
-                "the in-context proof's memory cut made {read_inputs} read-data inputs for {} memories{} ({}/formal-gold.log): the proof would not hold for every memory content",
-                memories.len(),
-                if missing.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; not cut: {}",
-                        missing.iter().map(|w| w.as_str()).collect::<Vec<_>>().join(", ")
-                    )
-                },
+                "the in-context proof's memory cut observes {observed} wires of {memories} memories, not 4 each ({}/formal-all-{tag}.log): the proof would not see what the GPU writes",
                 dir.display()
             );
         }
-        std::fs::rename(dir.join("formal-gold.il.tmp"), &gold)?;
+        std::fs::rename(dir.join(format!("{base}.map.tmp")), &map_file)?;
+        std::fs::rename(dir.join(format!("{base}.aig.tmp")), &aig_file)?;
     }
-    Ok(gold)
+    let aig = crate::shared_miter::Aig::read_binary(&std::fs::read(&aig_file)?)
+        .with_context(|| format!("reading {}", aig_file.display()))?;
+    let mut input_names = std::collections::HashMap::new();
+    let mut controls = std::collections::BTreeMap::new();
+    for line in std::fs::read_to_string(&map_file)?.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let ["input", index, bit, name] = w[..] {
+            let (Ok(i), Ok(b)) = (index.parse::<usize>(), bit.parse::<u32>()) else {
+                continue;
+            };
+            if let Some(id) = name.strip_prefix(ALIVE).and_then(|x| x.parse().ok()) {
+                controls.insert(id, i);
+            } else {
+                input_names.insert(i, (b, name.to_string()));
+            }
+        }
+    }
+    if controls.len() != proven.len() {
+        bail!(
+            "{}: {} mutation controls for {} mutations",
+            map_file.display(),
+            controls.len(),
+            proven.len()
+        );
+    }
+    Ok(FormalDesign {
+        aig,
+        input_names,
+        controls,
+    })
 }
 
-/// Step 5b: sequential equivalence of the whole GPU with and without mutation `m`, as MCY
-/// would check a design: a miter of the two flattened GPUs (memories cut, every top-level
-/// input free and shared), bit-blasted to AIGER by yosys and proven by ABC's `dprove`
-/// (signal correspondence by induction, then fraiging), from the registers' initial values.
-/// `Some(true)`: equivalent for every input sequence; `Some(false)`: ABC found the outputs
-/// can differ; `None`: undecided within the time limit.
-fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bool>, String)> {
+/// Step 5b: sequential equivalence of the whole GPU with and without mutation `m` in its legal
+/// host, as MCY would ask it: the shared miter of [`crate::shared_miter`] (only what the
+/// mutation can reach is duplicated) proven by ABC's `dprove` (signal correspondence by
+/// induction, fraiging, BMC, and property-directed reachability with the time left), from the
+/// registers' initial values. `Some(true)`: equivalent for every legal input sequence;
+/// `Some(false)`: ABC found one that tells them apart; `None`: undecided within the time limit
+/// or not tried (a clock mutation).
+fn formal_in_context(
+    plan: &Plan,
+    dir: &Path,
+    m: &Mutation,
+    design: &FormalDesign,
+) -> Result<(Option<bool>, String)> {
     let t = Instant::now();
-    formal_gold(plan, dir)?;
+    let Some(&control) = design.controls.get(&m.id) else {
+        return Ok((
+            None,
+            "a clock mutation: the in-context proof has one clock and cannot show it".into(),
+        ));
+    };
+    let controls: Vec<usize> = design.controls.values().copied().collect();
+    let miter = crate::shared_miter::shared_miter(&design.aig, &controls, control)?;
+    let reach = format!(
+        "{} of {} registers reached",
+        miter.split_latches, miter.latches
+    );
+    let Some(aig) = miter.aig else {
+        return Ok((
+            Some(true),
+            format!("equivalent in context: it reaches no compared output of the GPU in its legal host ({reach}; {:.0} s)", t.elapsed().as_secs_f64()),
+        ));
+    };
     let fdir = dir.join("formal");
     std::fs::create_dir_all(&fdir)?;
     let name = format!("m{}", m.id);
-    let script = format!(
-        "read_rtlil ../design.il\nmutate {args}\nread_verilog ../{FORMAL_ENV_FILE}\n\
-         hierarchy -top {ENV_NAME}\nproc\nflatten\nopt_clean\n\
-         {CUT_MEMORIES}rename {ENV_NAME} wf_gate\ndesign -stash gate\n\
-         read_rtlil ../formal-gold-{FORMAL_VERSION}.il\ndesign -copy-from gate -as wf_gate wf_gate\n\
-         miter -equiv -flatten wf_gold wf_gate wf_miter\nhierarchy -top wf_miter\n\
-         opt -fast\nopt -fine -purge\nwreduce\nopt -fine -purge\n\
-         dffunmap\ntechmap\nopt -fast -purge -nodffe -nosdff\naigmap\nopt_clean -purge\n\
-         setundef -zero\nwrite_aiger -zinit -map {name}.map {name}.aig\n",
-        args = m.args
-    );
-    match yosys_run(&fdir, &script, &name, Some(plan.equiv_timeout))? {
-        YosysEnd::Succeeded => {}
-        YosysEnd::TimedOut => {
-            return Ok((
-                None,
-                format!(
-                    "in-context miter not built within {} s",
-                    plan.equiv_timeout.as_secs()
-                ),
-            ))
-        }
-        // Undecided, with the reason in the verdict (the mutant stays an escape and the
-        // table says why), rather than stopping a run of hundreds of mutants.
-        YosysEnd::Failed => {
-            let log = std::fs::read_to_string(fdir.join(format!("{name}.log"))).unwrap_or_default();
-            let error = log
-                .lines()
-                .find(|l| l.starts_with("ERROR"))
-                .unwrap_or("no ERROR line")
-                .to_string();
-            return Ok((
-                None,
-                format!(
-                    "in-context miter could not be built ({error}; {}/{name}.log)",
-                    fdir.display()
-                ),
-            ));
-        }
-    }
+    std::fs::write(fdir.join(format!("{name}.aig")), aig.write_binary())?;
+    let map: String = miter
+        .input_of
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| {
+            design
+                .input_names
+                .get(i)
+                .map(|(b, n)| format!("input {k} {b} {n}\n"))
+        })
+        .collect();
     let left = plan
         .equiv_timeout
         .saturating_sub(t.elapsed())
@@ -740,7 +784,6 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
         !equivalent && (out.contains("are not equivalent") || out.contains("was asserted"));
     let mut trace_note = String::new();
     if differs {
-        let map = std::fs::read_to_string(fdir.join(format!("{name}.map"))).unwrap_or_default();
         let cex = std::fs::read_to_string(fdir.join(format!("{name}.cex"))).unwrap_or_default();
         if let Some(text) = decode_counterexample(&map, &cex) {
             let trace = fdir.join(format!("{name}.trace.txt"));
@@ -748,23 +791,23 @@ fn formal_in_context(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(Option<bo
             trace_note = format!("; its inputs: {}", trace.display());
         }
     }
-    for ext in ["map", "cex"] {
-        let _ = std::fs::remove_file(fdir.join(format!("{name}.{ext}")));
-    }
+    let _ = std::fs::remove_file(fdir.join(format!("{name}.cex")));
     Ok(if equivalent {
         (
             Some(true),
-            format!("equivalent in context: the whole GPU with and without it, proven by ABC dprove ({secs:.0} s)"),
+            format!("equivalent in context: the whole GPU with and without it in its legal host, proven by ABC dprove ({reach}; {secs:.0} s)"),
         )
     } else if differs {
         (
             Some(false),
-            format!("in context, ABC dprove finds an input sequence that tells them apart ({secs:.0} s{trace_note})"),
+            // The cut memories' read data are free each cycle, so the counter-example may read
+            // what no run of the GPU holds there: a hint where to look, not a bug shown.
+            format!("in context, ABC dprove tells them apart with the cut memories' contents free ({reach}; {secs:.0} s{trace_note})"),
         )
     } else {
         (
             None,
-            format!("in context, ABC dprove undecided ({secs:.0} s)"),
+            format!("in context, ABC dprove undecided ({reach}; {secs:.0} s)"),
         )
     })
 }
@@ -843,8 +886,23 @@ fn run_with_timeout(cmd: &mut Command, log: &Path, timeout: Duration) -> Result<
     })
 }
 
+/// The in-context proof's design, made by the first survivor that needs it.
+type DesignSource<'a> = &'a (dyn Fn() -> Result<&'a FormalDesign> + Sync);
+
+/// What step 5 needs besides the mutation: step 2b's dead mutations and the proof's design.
+#[derive(Clone, Copy)]
+struct Proofs<'a> {
+    dead: &'a BTreeSet<usize>,
+    design: DesignSource<'a>,
+}
+
 /// Step 5: is mutation `m` equivalent? The cached answer, else [`prove_equivalence`].
-fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
+fn check_equivalence(
+    plan: &Plan,
+    dir: &Path,
+    m: &Mutation,
+    design: DesignSource,
+) -> Result<(bool, String)> {
     // The answer depends on the design and the mutation, not on the kernel set: kept per
     // mutation, so another kernel set (or `--only`) does not prove it again. A failed proof
     // is reused only under a time limit no longer than the one it had.
@@ -859,7 +917,7 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
             return Ok((equivalent, why));
         }
     }
-    let (equivalent, why) = prove_equivalence(plan, dir, m)?;
+    let (equivalent, why) = prove_equivalence(plan, dir, m, design)?;
     std::fs::create_dir_all(&cache_dir)?;
     write_atomically(
         &cache,
@@ -868,11 +926,20 @@ fn check_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
     Ok((equivalent, why))
 }
 
-/// First dead in context, alone: the check of step 2b with only this mutation applied (with all
-/// of them applied at once, another mutation can keep a bit observable that is dead without
-/// it). Then the whole GPU in context ([`formal_in_context`]); when that is undecided, its
-/// module against the original module.
-fn prove_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, String)> {
+/// First the whole GPU in context ([`formal_in_context`]); when that is undecided, dead in
+/// context alone (the check of step 2b with only this mutation applied: with all of them
+/// applied at once, another mutation can keep a bit observable that is dead without it), then
+/// its module against the original module.
+fn prove_equivalence(
+    plan: &Plan,
+    dir: &Path,
+    m: &Mutation,
+    design: DesignSource,
+) -> Result<(bool, String)> {
+    let (decided, in_context) = formal_in_context(plan, dir, m, design()?)?;
+    if let Some(equivalent) = decided {
+        return Ok((equivalent, in_context));
+    }
     let t = Instant::now();
     if dead_in_context(
         dir,
@@ -889,10 +956,6 @@ fn prove_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
                 t.elapsed().as_secs_f64()
             ),
         ));
-    }
-    let (decided, why) = formal_in_context(plan, dir, m)?;
-    if let Some(equivalent) = decided {
-        return Ok((equivalent, why));
     }
     let edir = dir.join("equiv");
     std::fs::create_dir_all(&edir)?;
@@ -928,14 +991,17 @@ fn prove_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
         (
             false,
             format!(
-                "equivalence not proven within {} s",
+                "{in_context}; its module not proven equivalent within {} s",
                 plan.equiv_timeout.as_secs()
             ),
         )
     } else {
         (
             false,
-            format!("module {} differs (equiv_status, {secs:.0} s)", m.module),
+            format!(
+                "{in_context}; module {} differs (equiv_status, {secs:.0} s)",
+                m.module
+            ),
         )
     })
 }
@@ -943,6 +1009,12 @@ fn prove_equivalence(plan: &Plan, dir: &Path, m: &Mutation) -> Result<(bool, Str
 /// Run the plan; `progress` receives one-line status messages.
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
     let (dir, mut mutations, mutants_v, dead) = prepare(plan, progress)?;
+    // The in-context proof's design holds every mutation of the list (also with `--only`), so
+    // it is made once per list.
+    let all_mutations = mutations.clone();
+    let tag = format!("{}-{}", plan.count, plan.seed);
+    let formal: std::sync::OnceLock<std::result::Result<FormalDesign, String>> =
+        std::sync::OnceLock::new();
     if !plan.only.is_empty() {
         if let Some(bad) = plan.only.iter().find(|i| **i == 0 || **i > mutations.len()) {
             bail!(
@@ -1039,6 +1111,21 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
 
     // 4 and 5, in parallel, each mutant's verdict stored as soon as it is known.
     let pb = progress_bar(mutations.len() as u64);
+    let design = || -> Result<&FormalDesign> {
+        formal
+            .get_or_init(|| {
+                pb.set_message(
+                    "yosys: the in-context proof's design (every mutation, memories cut)",
+                );
+                formal_design(plan, &dir, &tag, &all_mutations).map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| anyhow!("{e}"))
+    };
+    let proofs = Proofs {
+        dead: &dead,
+        design: &design,
+    };
     let results: Mutex<Vec<Option<MutantResult>>> = Mutex::new(vec![None; mutations.len()]);
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
@@ -1057,12 +1144,11 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
                     .filter(|r: &MutantResult| r.mutation == *m);
                 let result = match cached {
                     Some(r) => Ok(r),
-                    None => {
-                        mutant(plan, &dir, &images, &mutants_v, &runs, m, &dead).and_then(|r| {
+                    None => mutant(plan, &dir, &images, &mutants_v, &runs, m, &proofs)
+                        .and_then(|r| {
                             write_atomically(&file, &serde_json::to_vec_pretty(&r)?)?;
                             Ok(r)
-                        })
-                    }
+                        }),
                 };
                 match result {
                     Ok(r) => {
@@ -1127,8 +1213,9 @@ fn mutant(
     mutants_v: &Path,
     runs: &[RunSpec],
     m: &Mutation,
-    dead: &BTreeSet<usize>,
+    proofs: &Proofs,
 ) -> Result<MutantResult> {
+    let Proofs { dead, design } = *proofs;
     let t = Instant::now();
     if dead.contains(&m.id) {
         return Ok(MutantResult {
@@ -1168,7 +1255,7 @@ fn mutant(
     let (verdict, detail) = if let Some(detail) = timing.filter(|_| plan.timing) {
         (Verdict::DetectedCycles, detail)
     } else if plan.equiv {
-        let (equivalent, why) = check_equivalence(plan, dir, m)?;
+        let (equivalent, why) = check_equivalence(plan, dir, m, design)?;
         (
             if equivalent {
                 Verdict::Equivalent

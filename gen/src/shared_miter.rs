@@ -1,0 +1,462 @@
+//! The shared miter of `mutate`'s in-context proof (docs/mutation.md, "Equivalence in
+//! context"): the GPU with and without one mutation, where only the logic the mutation can
+//! reach is duplicated.
+//!
+//! A miter of two whole copies (yosys `miter -equiv` of gold and gate) leaves ABC to rediscover
+//! that thousands of register pairs are equal before it can look at the few that are not; on
+//! `tiny` it did not within minutes. Here the design is bit-blasted once with every mutation
+//! behind its own control input (`wf_alive_<i>`, as for "dead in context"), and the miter of
+//! mutation `i` is built from that one AIG: rail A has every control at 0 (the original GPU),
+//! rail B only control `i` at 1. Both rails are built into one structurally hashed graph, so a
+//! gate whose inputs are the same in both rails is one gate. A register is shared while its
+//! next state is the same literal in both rails, assuming the same of every shared register:
+//! the greatest such set (found by splitting registers until none is left to split) is
+//! correct by induction, since both rails start from the same initial values. What is left
+//! is the miter output (some compared output differs between the rails) over the shared
+//! logic and the two copies of the mutation's reach, cut down to the output's cone.
+//!
+//! The AIGER format (binary `aig`, as yosys's `write_aiger` and ABC read it) is read and
+//! written here: the transformation needs the graph itself, not only a parser.
+
+use std::collections::HashMap;
+
+use anyhow::{anyhow, bail, Result};
+
+/// An and-inverter graph as AIGER numbers it: variable 0 is the constant, then the inputs,
+/// the latches and the and gates; a literal is `2 * variable + negated`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Aig {
+    pub inputs: usize,
+    /// Each latch's next-state literal and initial value (0 or 1).
+    pub latches: Vec<(u32, u32)>,
+    pub outputs: Vec<u32>,
+    /// The and gates `(rhs0, rhs1)`, variable `1 + inputs + latches + k` for gate `k`.
+    pub ands: Vec<(u32, u32)>,
+}
+
+fn header_numbers(line: &str, magic: &str) -> Result<Vec<usize>> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some(magic) {
+        bail!("not an AIGER file (`{magic}` header expected, found `{line}`)");
+    }
+    let n: Vec<usize> = words
+        .map(|w| w.parse().map_err(|_| anyhow!("bad AIGER header `{line}`")))
+        .collect::<Result<_>>()?;
+    if n.len() < 5 {
+        bail!("bad AIGER header `{line}`");
+    }
+    if n[5..].iter().any(|&x| x != 0) {
+        bail!("AIGER bad-state, constraint or fairness sections are not supported (`{line}`)");
+    }
+    Ok(n)
+}
+
+impl Aig {
+    fn first_and(&self) -> u32 {
+        (1 + self.inputs + self.latches.len()) as u32
+    }
+
+    /// Read the binary format (`aig M I L O A`); latches may carry an initial value.
+    pub fn read_binary(bytes: &[u8]) -> Result<Aig> {
+        let mut pos = 0;
+        let mut line = || -> Result<&str> {
+            let end = bytes[pos..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .ok_or_else(|| anyhow!("AIGER file ends inside its header"))?;
+            let l = std::str::from_utf8(&bytes[pos..pos + end])?;
+            pos += end + 1;
+            Ok(l)
+        };
+        let n = header_numbers(line()?, "aig")?;
+        let (m, i, l, o, a) = (n[0], n[1], n[2], n[3], n[4]);
+        if m != i + l + a {
+            bail!("AIGER header: M = {m} is not I + L + A");
+        }
+        let mut aig = Aig {
+            inputs: i,
+            ..Default::default()
+        };
+        for _ in 0..l {
+            let w: Vec<u32> = line()?
+                .split_whitespace()
+                .map(|x| x.parse().map_err(|_| anyhow!("bad AIGER latch line")))
+                .collect::<Result<_>>()?;
+            match w[..] {
+                [next] => aig.latches.push((next, 0)),
+                [next, init] if init <= 1 => aig.latches.push((next, init)),
+                _ => bail!("unsupported AIGER latch line {w:?} (an uninitialised latch?)"),
+            }
+        }
+        for _ in 0..o {
+            let w = line()?;
+            aig.outputs.push(
+                w.trim()
+                    .parse()
+                    .map_err(|_| anyhow!("bad AIGER output `{w}`"))?,
+            );
+        }
+        let mut delta = || -> Result<u32> {
+            let mut x: u32 = 0;
+            let mut shift = 0;
+            loop {
+                let b = *bytes
+                    .get(pos)
+                    .ok_or_else(|| anyhow!("AIGER file ends inside its and gates"))?;
+                pos += 1;
+                x |= u32::from(b & 0x7f) << shift;
+                if b & 0x80 == 0 {
+                    return Ok(x);
+                }
+                shift += 7;
+            }
+        };
+        let first = aig.first_and();
+        for k in 0..a as u32 {
+            let lhs = 2 * (first + k);
+            let d0 = delta()?;
+            let d1 = delta()?;
+            let rhs0 = lhs
+                .checked_sub(d0)
+                .ok_or_else(|| anyhow!("bad AIGER and gate"))?;
+            let rhs1 = rhs0
+                .checked_sub(d1)
+                .ok_or_else(|| anyhow!("bad AIGER and gate"))?;
+            aig.ands.push((rhs0, rhs1));
+        }
+        Ok(aig)
+    }
+
+    /// The binary format, latches with their initial values.
+    pub fn write_binary(&self) -> Vec<u8> {
+        let (i, l, o, a) = (
+            self.inputs,
+            self.latches.len(),
+            self.outputs.len(),
+            self.ands.len(),
+        );
+        let mut out = format!("aig {} {i} {l} {o} {a}\n", i + l + a).into_bytes();
+        for &(next, init) in &self.latches {
+            out.extend(format!("{next} {init}\n").bytes());
+        }
+        for &lit in &self.outputs {
+            out.extend(format!("{lit}\n").bytes());
+        }
+        let first = self.first_and();
+        for (k, &(r0, r1)) in self.ands.iter().enumerate() {
+            let lhs = 2 * (first + k as u32);
+            let (r0, r1) = if r0 >= r1 { (r0, r1) } else { (r1, r0) };
+            for mut d in [lhs - r0, r0 - r1] {
+                while d >= 0x80 {
+                    out.push((d & 0x7f) as u8 | 0x80);
+                    d >>= 7;
+                }
+                out.push(d as u8);
+            }
+        }
+        out
+    }
+}
+
+/// A node of the graph being built: leaves (inputs, latches) and hashed and gates. Literal
+/// `2 * node + negated`; node 0 is the constant false.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Node {
+    False,
+    Input(usize),
+    Latch(usize),
+    And(u32, u32),
+}
+
+#[derive(Default)]
+struct Builder {
+    nodes: Vec<Node>,
+    hash: HashMap<(u32, u32), u32>,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            nodes: vec![Node::False],
+            hash: HashMap::new(),
+        }
+    }
+    fn leaf(&mut self, n: Node) -> u32 {
+        self.nodes.push(n);
+        2 * (self.nodes.len() as u32 - 1)
+    }
+    fn and(&mut self, a: u32, b: u32) -> u32 {
+        let (a, b) = if a >= b { (a, b) } else { (b, a) };
+        if b == 0 || a == b ^ 1 {
+            return 0;
+        }
+        if b == 1 || a == b {
+            return a;
+        }
+        if let Some(&l) = self.hash.get(&(a, b)) {
+            return l;
+        }
+        let l = self.leaf(Node::And(a, b));
+        self.hash.insert((a, b), l);
+        l
+    }
+    fn or(&mut self, a: u32, b: u32) -> u32 {
+        self.and(a ^ 1, b ^ 1) ^ 1
+    }
+    fn xor(&mut self, a: u32, b: u32) -> u32 {
+        let both = self.and(a, b);
+        let neither = self.and(a ^ 1, b ^ 1);
+        self.and(both ^ 1, neither ^ 1)
+    }
+}
+
+/// The miter of one mutation, ready for a model checker.
+#[derive(Debug)]
+pub struct SharedMiter {
+    /// One output: high in a cycle where a compared output differs between the rails. `None`
+    /// when no output can differ by construction (the rails' outputs are the same literals).
+    pub aig: Option<Aig>,
+    /// For each input of `aig`, the input of the original AIG it is.
+    pub input_of: Vec<usize>,
+    /// Latches of the original AIG the mutation can reach (two copies each) and all of them.
+    pub split_latches: usize,
+    /// For each latch of the original AIG, the round of the fixed point that found it reached
+    /// (0 for latches that are not): the order in which the mutation's reach spread.
+    pub reached_in_round: Vec<u32>,
+    pub latches: usize,
+}
+
+/// The miter of the mutation behind control input `on` (`controls`: every mutation's control
+/// input, each 0 in rail A; in rail B only `on` is 1).
+pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMiter> {
+    if !controls.contains(&on) {
+        bail!("input {on} is not one of the mutation controls");
+    }
+    let mut control = vec![None; aig.inputs];
+    for &c in controls {
+        *control
+            .get_mut(c)
+            .ok_or_else(|| anyhow!("control input {c} out of range"))? = Some(u32::from(c == on));
+    }
+    let l = aig.latches.len();
+    let first = aig.first_and() as usize;
+    let mut split = vec![false; l];
+    let mut round_of = vec![0u32; l];
+    let mut round = 0;
+    loop {
+        round += 1;
+        let mut b = Builder::new();
+        // lit[v] = (rail A, rail B) of variable v of the original graph.
+        let mut lit: Vec<(u32, u32)> = Vec::with_capacity(first + aig.ands.len());
+        lit.push((0, 0));
+        for (i, c) in control.iter().enumerate() {
+            lit.push(match c {
+                Some(v) => (0, *v),
+                None => {
+                    let x = b.leaf(Node::Input(i));
+                    (x, x)
+                }
+            });
+        }
+        for (j, &s) in split.iter().enumerate() {
+            let x = b.leaf(Node::Latch(2 * j));
+            lit.push(if s {
+                (x, b.leaf(Node::Latch(2 * j + 1)))
+            } else {
+                (x, x)
+            });
+        }
+        let map = |lit: &Vec<(u32, u32)>, x: u32| {
+            let (a, bb) = lit[(x / 2) as usize];
+            (a ^ (x & 1), bb ^ (x & 1))
+        };
+        for &(r0, r1) in &aig.ands {
+            let (a0, b0) = map(&lit, r0);
+            let (a1, b1) = map(&lit, r1);
+            let a = b.and(a0, a1);
+            let bb = b.and(b0, b1);
+            lit.push((a, bb));
+        }
+        let mut grew = false;
+        for (j, &(next, _)) in aig.latches.iter().enumerate() {
+            let (a, bb) = map(&lit, next);
+            if !split[j] && a != bb {
+                split[j] = true;
+                round_of[j] = round;
+                grew = true;
+            }
+        }
+        if grew {
+            continue;
+        }
+        // The fixed point: the miter output and the cone it needs.
+        let mut bad = 0;
+        for &o in &aig.outputs {
+            let (a, bb) = map(&lit, o);
+            if a != bb {
+                let x = b.xor(a, bb);
+                bad = b.or(bad, x);
+            }
+        }
+        let split_latches = split.iter().filter(|&&s| s).count();
+        if bad == 0 {
+            return Ok(SharedMiter {
+                aig: None,
+                input_of: vec![],
+                split_latches,
+                latches: l,
+                reached_in_round: round_of,
+            });
+        }
+        // Each latch node's next state in the new graph.
+        let mut latch_next: HashMap<usize, u32> = HashMap::new();
+        for (j, &(next, _)) in aig.latches.iter().enumerate() {
+            let (a, bb) = map(&lit, next);
+            latch_next.insert(2 * j, a);
+            if split[j] {
+                latch_next.insert(2 * j + 1, bb);
+            }
+        }
+        let mut m = cone(&b, bad, &latch_next, aig, split_latches);
+        m.reached_in_round = round_of;
+        return Ok(m);
+    }
+}
+
+/// The cone of `bad` (through latches' next states) renumbered as an AIGER graph.
+fn cone(
+    b: &Builder,
+    bad: u32,
+    latch_next: &HashMap<usize, u32>,
+    aig: &Aig,
+    split_latches: usize,
+) -> SharedMiter {
+    let n = b.nodes.len();
+    let mut used = vec![false; n];
+    let mut stack = vec![(bad / 2) as usize];
+    while let Some(v) = stack.pop() {
+        if used[v] {
+            continue;
+        }
+        used[v] = true;
+        match b.nodes[v] {
+            Node::And(x, y) => {
+                stack.push((x / 2) as usize);
+                stack.push((y / 2) as usize);
+            }
+            Node::Latch(k) => stack.push((latch_next[&k] / 2) as usize),
+            _ => {}
+        }
+    }
+    let mut new_var = vec![0u32; n];
+    let mut input_of = Vec::new();
+    let mut next = 1u32;
+    for (v, node) in b.nodes.iter().enumerate() {
+        if let (true, Node::Input(i)) = (used[v], node) {
+            new_var[v] = next;
+            next += 1;
+            input_of.push(*i);
+        }
+    }
+    let mut latch_nodes = Vec::new();
+    for (v, node) in b.nodes.iter().enumerate() {
+        if let (true, Node::Latch(k)) = (used[v], node) {
+            new_var[v] = next;
+            next += 1;
+            latch_nodes.push(*k);
+        }
+    }
+    let mut and_nodes = Vec::new();
+    for (v, node) in b.nodes.iter().enumerate() {
+        if let (true, Node::And(..)) = (used[v], node) {
+            new_var[v] = next;
+            next += 1;
+            and_nodes.push(v);
+        }
+    }
+    let relit = |x: u32| 2 * new_var[(x / 2) as usize] + (x & 1);
+    let out = Aig {
+        inputs: input_of.len(),
+        latches: latch_nodes
+            .iter()
+            .map(|&k| (relit(latch_next[&k]), aig.latches[k / 2].1))
+            .collect(),
+        outputs: vec![relit(bad)],
+        ands: and_nodes
+            .iter()
+            .map(|&v| match b.nodes[v] {
+                Node::And(x, y) => (relit(x), relit(y)),
+                _ => unreachable!(),
+            })
+            .collect(),
+    };
+    SharedMiter {
+        aig: Some(out),
+        input_of,
+        split_latches,
+        latches: aig.latches.len(),
+        reached_in_round: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inputs: 1 = data, 2 = control of a mutation that inverts the data before register 1;
+    /// register 2 holds a constant (its own value). Outputs: register 1, register 2.
+    fn small() -> Aig {
+        // vars: 1 in, 2 ctl, 3 latch r1, 4 latch r2, 5 = in & !ctl, 6 = !in & ctl,
+        // 7 = !5 & !6 (so lit 15 = in xor ctl)
+        Aig {
+            inputs: 2,
+            latches: vec![(15, 0), (8, 0)],
+            outputs: vec![6, 8],
+            ands: vec![(5, 2), (4, 3), (13, 11)],
+        }
+    }
+
+    #[test]
+    fn binary_round_trip() {
+        let a = small();
+        let bytes = a.write_binary();
+        assert!(bytes.starts_with(b"aig 7 2 2 2 3\n15 0\n8 0\n6\n8\n"));
+        assert_eq!(Aig::read_binary(&bytes).unwrap(), a);
+        assert!(Aig::read_binary(b"aag 0 0 0 0 0\n").is_err());
+    }
+
+    #[test]
+    fn only_the_reach_of_the_mutation_is_duplicated() {
+        let m = shared_miter(&small(), &[1], 1).unwrap();
+        // r1 differs between the rails (two copies), r2 is shared and out of the cone.
+        assert_eq!((m.split_latches, m.latches), (1, 2));
+        let aig = m.aig.expect("the outputs can differ");
+        assert_eq!(aig.latches.len(), 2);
+        assert_eq!(aig.inputs, 1);
+        assert_eq!(m.input_of, vec![0]);
+        assert_eq!(aig.outputs.len(), 1);
+    }
+
+    #[test]
+    fn the_reach_spreads_register_by_register() {
+        // r2 <= r1: reached a round after r1; outputs r2 only.
+        let mut a = small();
+        a.latches[1].0 = 6;
+        a.outputs = vec![8];
+        let m = shared_miter(&a, &[1], 1).unwrap();
+        assert_eq!(m.reached_in_round, vec![1, 2]);
+        let aig = m.aig.unwrap();
+        assert_eq!((aig.inputs, aig.latches.len()), (1, 4), "two copies of each");
+    }
+
+    #[test]
+    fn a_mutation_nothing_reads_leaves_no_miter() {
+        // The control feeds a gate no output and no latch reads.
+        let mut a = small();
+        a.latches[0].0 = 2; // r1 <= in
+        let m = shared_miter(&a, &[1], 1).unwrap();
+        assert!(m.aig.is_none());
+        assert_eq!(m.split_latches, 0);
+        assert!(shared_miter(&a, &[1], 0).is_err());
+    }
+}
