@@ -1496,12 +1496,14 @@ fn barrier_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 /// [`fault_cases`].
 type FaultOfVictim<'a> = &'a dyn Fn(u32, u32) -> ExpectedFault;
 
-/// The cases of a `fault_*` kernel: two per `(which, expected fault)`, all of shape grid 2 and
+/// The cases of a `fault_*` kernel: four per `(which, expected fault)`, all of shape grid 2 and
 /// block = a full SM less one thread (a partial last warp). CTA 0 fills SM 0, so CTA 1 runs
 /// on SM 1 when there are two SMs (else on SM 0 once CTA 0 is done), on warp slots from 0.
 /// The victim is thread `lanes + 2` of CTA 1 (warp slot 1, lane 2; SM 1 when there are two)
-/// in the first case and the last lane of warp slot `W - 2` of CTA 0 (SM 0) in the second, so
-/// the fault record's SM, warp and lane each take two values. `fault` gets the victim's
+/// in the first case, the last lane of warp slot `W - 2` of CTA 0 (SM 0) in the second,
+/// thread 0 of CTA 1 (warp slot 0, lane 0) in the third and lane 1 of CTA 0's last, partial
+/// warp (slot `W - 1`) in the fourth, so the fault record's SM takes two values and its warp
+/// and lane four (every warp slot and lane of `tiny`). `fault` gets the victim's
 /// global thread index and lane and returns the fault it must raise (SM and warp filled in
 /// here).
 fn fault_cases(
@@ -1526,6 +1528,11 @@ fn fault_cases(
             " victim=cta0",
             32,
         ),
+        // Lanes 0 and 1 and the first and last warp slots: with only the two above, the fault
+        // record's lane bit 1 was 1 in every case, and a unit's first-lane choice could lose
+        // lane 0's or lane 1's number unseen (issue 11).
+        (1, 0, u32::from(limits.sms >= 2), " victim=lane0", 64),
+        (0, (slots - 1) * limits.lanes + 1, 0, " victim=lane1", 96),
     ];
     let mut cases = Vec::new();
     for (vcta, vtid, sm, suffix, salt) in victims {
