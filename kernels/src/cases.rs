@@ -992,7 +992,7 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 // ---- isa_ops ---------------------------------------------------------------------------------
 
 /// Words per thread of `isa_ops`'s `out` (`ISA_OPS_WORDS` in isa_ops.c).
-pub const ISA_OPS_WORDS: u32 = 47;
+pub const ISA_OPS_WORDS: u32 = 52;
 
 /// Operands every `isa_ops` case pairs with each other (thread `g < 100` takes
 /// `(ISA_EDGES[g % 10], ISA_EDGES[g / 10])`).
@@ -1073,6 +1073,12 @@ pub fn isa_ops_ref(a: u32, b: u32) -> [u32; ISA_OPS_WORDS as usize] {
         u32::from(a >= b),
         b,
         (b >> 16) as u16 as i16 as i32 as u32,
+        // 47..51: 34..38 in shared memory.
+        (a >> 24) as u8 as i8 as i32 as u32,
+        (a >> 8) & 0xff,
+        (a >> 16) as u16 as i16 as i32 as u32,
+        a & 0xffff,
+        b_in,
     ]
 }
 
