@@ -13,15 +13,17 @@
  * 39..44: beq bne blt bge bltu bgeu a, b taken (1) or not (0)
  * 45: sw b and lw back through a base 2044 bytes above the word (offsets -2044: the S- and
  *     I-type immediates' sign extension); 46: lh of its upper half at -2 from the next word
- * 47..51: 34..38 again in shared memory (word tid of a 64-word static array; threads tid >= 64
- *     of a CTA use their scratch word again): the load/store unit's shared-memory path has its
- *     own byte lanes and sign extension
+ * 47..53 in shared memory (word tid of a 64-word static array; threads tid >= 64 of a CTA use
+ *     their scratch word again), at the offsets 34..38 leave out: a stored, then lb +0,
+ *     lbu +2, lh +0, lhu +2; 51: sb b at +0, sh b at +2, lw; 52: sb b at +3 and +2, lw;
+ *     53: sh b at +0, sb b at +1, lw (the load/store unit's shared-memory path has byte lanes
+ *     and a sign extension of its own)
  *
  * Parameters: a_in, b_in, scratch (n words), out (n * ISA_OPS_WORDS words), n.
  */
 #include "warpforge.h"
 
-#define ISA_OPS_WORDS 52
+#define ISA_OPS_WORDS 54
 #define ISA_OPS_SHARED_WORDS 64
 
 WF_SHARED static volatile uint32_t isa_sh[ISA_OPS_SHARED_WORDS];
@@ -119,17 +121,27 @@ WF_KERNEL(p)
     volatile uint32_t *w = tid < ISA_OPS_SHARED_WORDS ? &isa_sh[tid] : s;
     uint8_t *wb = (uint8_t *)w;
     *w = a;
-    __asm__ volatile("lb %0, 3(%1)" : "=r"(r) : "r"(wb) : "memory");
+    __asm__ volatile("lb %0, 0(%1)" : "=r"(r) : "r"(wb) : "memory");
     o[47] = r;
-    __asm__ volatile("lbu %0, 1(%1)" : "=r"(r) : "r"(wb) : "memory");
+    __asm__ volatile("lbu %0, 2(%1)" : "=r"(r) : "r"(wb) : "memory");
     o[48] = r;
-    __asm__ volatile("lh %0, 2(%1)" : "=r"(r) : "r"(wb) : "memory");
+    __asm__ volatile("lh %0, 0(%1)" : "=r"(r) : "r"(wb) : "memory");
     o[49] = r;
-    __asm__ volatile("lhu %0, 0(%1)" : "=r"(r) : "r"(wb) : "memory");
+    __asm__ volatile("lhu %0, 2(%1)" : "=r"(r) : "r"(wb) : "memory");
     o[50] = r;
-    __asm__ volatile("sb %1, 1(%2)\n\tsh %1, 2(%2)\n\tlw %0, 0(%2)"
+    __asm__ volatile("sb %1, 0(%2)\n\tsh %1, 2(%2)\n\tlw %0, 0(%2)"
                      : "=&r"(r)
                      : "r"(b), "r"(wb)
                      : "memory");
     o[51] = r;
+    __asm__ volatile("sb %1, 3(%2)\n\tsb %1, 2(%2)\n\tlw %0, 0(%2)"
+                     : "=&r"(r)
+                     : "r"(b), "r"(wb)
+                     : "memory");
+    o[52] = r;
+    __asm__ volatile("sh %1, 0(%2)\n\tsb %1, 1(%2)\n\tlw %0, 0(%2)"
+                     : "=&r"(r)
+                     : "r"(b), "r"(wb)
+                     : "memory");
+    o[53] = r;
 }

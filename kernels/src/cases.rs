@@ -992,7 +992,7 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 // ---- isa_ops ---------------------------------------------------------------------------------
 
 /// Words per thread of `isa_ops`'s `out` (`ISA_OPS_WORDS` in isa_ops.c).
-pub const ISA_OPS_WORDS: u32 = 52;
+pub const ISA_OPS_WORDS: u32 = 54;
 
 /// Operands every `isa_ops` case pairs with each other (thread `g < 100` takes
 /// `(ISA_EDGES[g % 10], ISA_EDGES[g / 10])`).
@@ -1025,6 +1025,9 @@ pub fn isa_ops_ref(a: u32, b: u32) -> [u32; ISA_OPS_WORDS as usize] {
     };
     let mulhsu = ((i64::from(sa) * b as i64) >> 32) as u32;
     let b_in = a & 0xff | (b & 0xff) << 8 | (b & 0xffff) << 16;
+    let sh51 = b & 0xff | a & 0xff00 | (b & 0xffff) << 16;
+    let sh52 = sh51 & 0xffff | (b & 0xff) << 16 | (b & 0xff) << 24;
+    let sh53 = sh52 & 0xffff_0000 | b & 0xff | (b & 0xff) << 8;
     [
         a.wrapping_add(b),
         a.wrapping_sub(b),
@@ -1073,12 +1076,14 @@ pub fn isa_ops_ref(a: u32, b: u32) -> [u32; ISA_OPS_WORDS as usize] {
         u32::from(a >= b),
         b,
         (b >> 16) as u16 as i16 as i32 as u32,
-        // 47..51: 34..38 in shared memory.
-        (a >> 24) as u8 as i8 as i32 as u32,
-        (a >> 8) & 0xff,
-        (a >> 16) as u16 as i16 as i32 as u32,
-        a & 0xffff,
-        b_in,
+        // 47..53: in shared memory, at the offsets 34..38 leave out.
+        a as u8 as i8 as i32 as u32,
+        (a >> 16) & 0xff,
+        a as u16 as i16 as i32 as u32,
+        a >> 16,
+        sh51,
+        sh52,
+        sh53,
     ]
 }
 
