@@ -53,7 +53,7 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
     let json = dir.path().join("mutate.json");
     let junit = dir.path().join("mutate.xml");
     let (o, text) = mutate_ci_set(
-        "8",
+        "12",
         "4",
         &[
             "--equiv-timeout",
@@ -71,7 +71,7 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let mutants = summary["mutants"].as_array().unwrap();
-    assert_eq!(mutants.len(), 8, "{text}");
+    assert_eq!(mutants.len(), 12, "{text}");
     // The known outcome: module, mutation and verdict of each (not the detail, which names
     // cycles and kernel cases).
     let outcome: String = mutants
@@ -123,7 +123,7 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
 
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(
-        xml.contains(r#"tests="8""#) && xml.contains(&format!(r#"failures="{}""#, escapes.len())),
+        xml.contains(r#"tests="12""#) && xml.contains(&format!(r#"failures="{}""#, escapes.len())),
         "{xml}"
     );
 }
