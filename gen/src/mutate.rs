@@ -1144,11 +1144,12 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Summary> {
                     .filter(|r: &MutantResult| r.mutation == *m);
                 let result = match cached {
                     Some(r) => Ok(r),
-                    None => mutant(plan, &dir, &images, &mutants_v, &runs, m, &proofs)
-                        .and_then(|r| {
+                    None => {
+                        mutant(plan, &dir, &images, &mutants_v, &runs, m, &proofs).and_then(|r| {
                             write_atomically(&file, &serde_json::to_vec_pretty(&r)?)?;
                             Ok(r)
-                        }),
+                        })
+                    }
                 };
                 match result {
                     Ok(r) => {

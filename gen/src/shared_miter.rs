@@ -446,7 +446,11 @@ mod tests {
         let m = shared_miter(&a, &[1], 1).unwrap();
         assert_eq!(m.reached_in_round, vec![1, 2]);
         let aig = m.aig.unwrap();
-        assert_eq!((aig.inputs, aig.latches.len()), (1, 4), "two copies of each");
+        assert_eq!(
+            (aig.inputs, aig.latches.len()),
+            (1, 4),
+            "two copies of each"
+        );
     }
 
     #[test]
