@@ -210,6 +210,45 @@ impl Builder {
     }
 }
 
+/// The latches that hold one value in every reachable state of the graph with the given
+/// inputs fixed (`fixed[i]`: `Some(value)`, else free): three-valued simulation from the
+/// initial values, every free input unknown, until no latch changes; a latch still known then
+/// is constant (its next state is that value whenever every latch known so far has its
+/// value, which holds from the initial state on). `None` for a latch that is not constant.
+fn constant_latches(aig: &Aig, fixed: &[Option<u32>]) -> Vec<Option<u32>> {
+    // Three values per variable: Some(0), Some(1), None (unknown).
+    let first = aig.first_and() as usize;
+    let mut latch: Vec<Option<u32>> = aig.latches.iter().map(|&(_, init)| Some(init)).collect();
+    let mut val: Vec<Option<u32>> = vec![None; first + aig.ands.len()];
+    val[0] = Some(0);
+    for (i, f) in fixed.iter().enumerate() {
+        val[1 + i] = *f;
+    }
+    let get = |val: &Vec<Option<u32>>, lit: u32| val[(lit / 2) as usize].map(|v| v ^ (lit & 1));
+    loop {
+        for (j, v) in latch.iter().enumerate() {
+            val[1 + aig.inputs + j] = *v;
+        }
+        for (k, &(r0, r1)) in aig.ands.iter().enumerate() {
+            val[first + k] = match (get(&val, r0), get(&val, r1)) {
+                (Some(0), _) | (_, Some(0)) => Some(0),
+                (Some(1), Some(1)) => Some(1),
+                _ => None,
+            };
+        }
+        let mut changed = false;
+        for (j, &(next, _)) in aig.latches.iter().enumerate() {
+            if latch[j].is_some() && get(&val, next) != latch[j] {
+                latch[j] = None;
+                changed = true;
+            }
+        }
+        if !changed {
+            return latch;
+        }
+    }
+}
+
 /// The miter of one mutation, ready for a model checker.
 #[derive(Debug)]
 pub struct SharedMiter {
@@ -240,6 +279,12 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
     }
     let l = aig.latches.len();
     let first = aig.first_and() as usize;
+    // Registers that never leave their initial value in a rail (a bit above the
+    // configuration's range) are that constant there: a mutation that only changes such a bit's
+    // next state where it cannot take effect reaches nothing.
+    let fixed_a: Vec<Option<u32>> = control.iter().map(|c| c.map(|_| 0)).collect();
+    let const_a = constant_latches(aig, &fixed_a);
+    let const_b = constant_latches(aig, &control);
     let mut split = vec![false; l];
     let mut round_of = vec![0u32; l];
     let mut round = 0;
@@ -259,11 +304,16 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
             });
         }
         for (j, &s) in split.iter().enumerate() {
-            let x = b.leaf(Node::Latch(2 * j));
-            lit.push(if s {
-                (x, b.leaf(Node::Latch(2 * j + 1)))
-            } else {
-                (x, x)
+            lit.push(match (const_a[j], const_b[j]) {
+                (Some(a), Some(bb)) => (a, bb),
+                _ => {
+                    let x = b.leaf(Node::Latch(2 * j));
+                    if s {
+                        (x, b.leaf(Node::Latch(2 * j + 1)))
+                    } else {
+                        (x, x)
+                    }
+                }
             });
         }
         let map = |lit: &Vec<(u32, u32)>, x: u32| {
@@ -280,7 +330,8 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
         let mut grew = false;
         for (j, &(next, _)) in aig.latches.iter().enumerate() {
             let (a, bb) = map(&lit, next);
-            if !split[j] && a != bb {
+            let constant = const_a[j].is_some() && const_b[j].is_some();
+            if !split[j] && !constant && a != bb {
                 split[j] = true;
                 round_of[j] = round;
                 grew = true;
@@ -451,6 +502,27 @@ mod tests {
             (1, 4),
             "two copies of each"
         );
+    }
+
+    #[test]
+    fn a_register_that_never_leaves_its_initial_value_is_that_constant() {
+        // r2 <= r2 & in (stays 0 from its initial 0); the mutation flips r1's data only when
+        // r2 is 1: no reach at all. Without the constant, r1 would be split.
+        // vars: 1 in, 2 ctl, 3 r1, 4 r2, 5 = r2 & in, 6 = ctl & r2, 7 = in & !6, 8 = !in & 6,
+        // 9 = !7 & !8 (lit 19 = in xor (ctl & r2))
+        let a = Aig {
+            inputs: 2,
+            latches: vec![(19, 0), (10, 0)],
+            outputs: vec![6],
+            ands: vec![(8, 2), (8, 4), (13, 2), (12, 3), (17, 15)],
+        };
+        let m = shared_miter(&a, &[1], 1).unwrap();
+        assert!(m.aig.is_none(), "{m:?}");
+        assert_eq!(m.split_latches, 0);
+        // r2 free to become 1 (r2 <= in): the mutation reaches r1.
+        let mut b = a.clone();
+        b.latches[1].0 = 2;
+        assert_eq!(shared_miter(&b, &[1], 1).unwrap().split_latches, 1);
     }
 
     #[test]
