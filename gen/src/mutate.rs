@@ -735,8 +735,8 @@ fn formal_in_context(
     let controls: Vec<usize> = design.controls.values().copied().collect();
     let miter = crate::shared_miter::shared_miter(&design.aig, &controls, control)?;
     let reach = format!(
-        "{} of {} registers reached",
-        miter.split_latches, miter.latches
+        "{} of {} registers reached, {} constant",
+        miter.split_latches, miter.latches, miter.constants
     );
     let Some(aig) = miter.aig else {
         return Ok((

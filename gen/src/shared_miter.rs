@@ -259,6 +259,8 @@ pub struct SharedMiter {
     pub input_of: Vec<usize>,
     /// Latches of the original AIG the mutation can reach (two copies each) and all of them.
     pub split_latches: usize,
+    /// Latches of the original AIG constant in both rails (three-valued simulation).
+    pub constants: usize,
     /// For each latch of the original AIG, the round of the fixed point that found it reached
     /// (0 for latches that are not): the order in which the mutation's reach spread.
     pub reached_in_round: Vec<u32>,
@@ -285,6 +287,9 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
     let fixed_a: Vec<Option<u32>> = control.iter().map(|c| c.map(|_| 0)).collect();
     let const_a = constant_latches(aig, &fixed_a);
     let const_b = constant_latches(aig, &control);
+    let constants = (0..l)
+        .filter(|&j| const_a[j].is_some() && const_b[j].is_some())
+        .count();
     let mut split = vec![false; l];
     let mut round_of = vec![0u32; l];
     let mut round = 0;
@@ -356,6 +361,7 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
                 input_of: vec![],
                 split_latches,
                 latches: l,
+                constants,
                 reached_in_round: round_of,
             });
         }
@@ -370,6 +376,7 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
         }
         let mut m = cone(&b, bad, &latch_next, aig, split_latches);
         m.reached_in_round = round_of;
+        m.constants = constants;
         return Ok(m);
     }
 }
@@ -446,6 +453,7 @@ fn cone(
         input_of,
         split_latches,
         latches: aig.latches.len(),
+        constants: 0,
         reached_in_round: Vec::new(),
     }
 }
