@@ -38,6 +38,17 @@ struct params {
 
 #define R(op, i) __asm__ volatile(op " %0, %1, %2" : "=r"(r) : "r"(a), "r"(b)); o[i] = r
 #define I(op, imm, i) __asm__ volatile(op " %0, %1, " #imm : "=r"(r) : "r"(a)); o[i] = r
+/* A load of `base + off` into o[i]; two stores of b at `base + off1` and `base + off2` then the
+ * word at base into o[i]. */
+#define LD(op, off, base, i)                                                                 \
+    __asm__ volatile(op " %0, " #off "(%1)" : "=r"(r) : "r"(base) : "memory");               \
+    o[i] = r
+#define ST2(op1, off1, op2, off2, base, i)                                                   \
+    __asm__ volatile(op1 " %1, " #off1 "(%2)\n\t" op2 " %1, " #off2 "(%2)\n\tlw %0, 0(%2)"     \
+                     : "=&r"(r)                                                              \
+                     : "r"(b), "r"(base)                                                     \
+                     : "memory");                                                            \
+    o[i] = r
 #define BR(op, i)                                                                            \
     __asm__ volatile("li %0, 1\n\t" op " %1, %2, 1f\n\tli %0, 0\n1:"                         \
                      : "=&r"(r)                                                              \
@@ -90,19 +101,11 @@ WF_KERNEL(p)
     volatile uint32_t *s = q->scratch + g;
     uint8_t *sb = (uint8_t *)s;
     *s = a;
-    __asm__ volatile("lb %0, 3(%1)" : "=r"(r) : "r"(sb) : "memory");
-    o[34] = r;
-    __asm__ volatile("lbu %0, 1(%1)" : "=r"(r) : "r"(sb) : "memory");
-    o[35] = r;
-    __asm__ volatile("lh %0, 2(%1)" : "=r"(r) : "r"(sb) : "memory");
-    o[36] = r;
-    __asm__ volatile("lhu %0, 0(%1)" : "=r"(r) : "r"(sb) : "memory");
-    o[37] = r;
-    __asm__ volatile("sb %1, 1(%2)\n\tsh %1, 2(%2)\n\tlw %0, 0(%2)"
-                     : "=&r"(r)
-                     : "r"(b), "r"(sb)
-                     : "memory");
-    o[38] = r;
+    LD("lb", 3, sb, 34);
+    LD("lbu", 1, sb, 35);
+    LD("lh", 2, sb, 36);
+    LD("lhu", 0, sb, 37);
+    ST2("sb", 1, "sh", 2, sb, 38);
     BR("beq", 39);
     BR("bne", 40);
     BR("blt", 41);
@@ -121,27 +124,11 @@ WF_KERNEL(p)
     volatile uint32_t *w = tid < ISA_OPS_SHARED_WORDS ? &isa_sh[tid] : s;
     uint8_t *wb = (uint8_t *)w;
     *w = a;
-    __asm__ volatile("lb %0, 0(%1)" : "=r"(r) : "r"(wb) : "memory");
-    o[47] = r;
-    __asm__ volatile("lbu %0, 2(%1)" : "=r"(r) : "r"(wb) : "memory");
-    o[48] = r;
-    __asm__ volatile("lh %0, 0(%1)" : "=r"(r) : "r"(wb) : "memory");
-    o[49] = r;
-    __asm__ volatile("lhu %0, 2(%1)" : "=r"(r) : "r"(wb) : "memory");
-    o[50] = r;
-    __asm__ volatile("sb %1, 0(%2)\n\tsh %1, 2(%2)\n\tlw %0, 0(%2)"
-                     : "=&r"(r)
-                     : "r"(b), "r"(wb)
-                     : "memory");
-    o[51] = r;
-    __asm__ volatile("sb %1, 3(%2)\n\tsb %1, 2(%2)\n\tlw %0, 0(%2)"
-                     : "=&r"(r)
-                     : "r"(b), "r"(wb)
-                     : "memory");
-    o[52] = r;
-    __asm__ volatile("sh %1, 0(%2)\n\tsb %1, 1(%2)\n\tlw %0, 0(%2)"
-                     : "=&r"(r)
-                     : "r"(b), "r"(wb)
-                     : "memory");
-    o[53] = r;
+    LD("lb", 0, wb, 47);
+    LD("lbu", 2, wb, 48);
+    LD("lh", 0, wb, 49);
+    LD("lhu", 2, wb, 50);
+    ST2("sb", 0, "sh", 2, wb, 51);
+    ST2("sb", 3, "sb", 2, wb, 52);
+    ST2("sh", 0, "sb", 1, wb, 53);
 }
