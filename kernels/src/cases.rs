@@ -126,7 +126,7 @@ pub(crate) static ALL: &[KernelSpec] = &[
         source: "isa_ops.c",
         about: "every RV32IM operation (shifts, mulh*, div/rem, byte/half loads and stores, branches) on edge operands",
         shape: "any grid and block; threads with gtid >= n idle",
-        shared_bytes: 0,
+        shared_bytes: ISA_OPS_SHARED_WORDS * 4,
         cases: isa_ops_cases,
     },
     KernelSpec {
@@ -993,6 +993,9 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 
 /// Words per thread of `isa_ops`'s `out` (`ISA_OPS_WORDS` in isa_ops.c).
 pub const ISA_OPS_WORDS: u32 = 54;
+
+/// Words of `isa_ops`'s static shared array (`ISA_OPS_SHARED_WORDS` in isa_ops.c).
+pub const ISA_OPS_SHARED_WORDS: u32 = 64;
 
 /// Operands every `isa_ops` case pairs with each other (thread `g < 100` takes
 /// `(ISA_EDGES[g % 10], ISA_EDGES[g / 10])`).

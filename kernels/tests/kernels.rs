@@ -430,12 +430,12 @@ fn check_cases(limits: &Limits) {
     for spec in all() {
         let cases = spec.cases(limits, 7);
         let who = format!("{} {limits:?}", spec.name);
-        // Workloads: 3-5 shapes. Kernels that fault on purpose: two cases per fault (a victim
-        // on each of two SMs, warps and lanes), and fault_ctrl's wild fetches once per warp
+        // Workloads: 3-5 shapes. Kernels that fault on purpose: four cases per fault (victims
+        // on two SMs, four warps and four lanes), and fault_ctrl's wild fetches once per warp
         // slot (two per slot).
         let max = match spec.name {
-            "fault_ctrl" => 2 * 6 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
-            n if n.starts_with("fault_") => 2 * 5,
+            "fault_ctrl" => 4 * 6 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
+            n if n.starts_with("fault_") => 4 * 5,
             _ => 5,
         };
         assert!(
