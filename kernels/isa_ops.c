@@ -14,7 +14,8 @@
  * 45: sw b and lw back through a base 2044 bytes above the word (offsets -2044: the S- and
  *     I-type immediates' sign extension); 46: lh of its upper half at -2 from the next word
  * 47..53 in shared memory (word tid of a 64-word static array; threads tid >= 64 of a CTA use
- *     their scratch word again), at the offsets 34..38 leave out: a stored, then lb +0,
+ *     their scratch word again and then store b there, as 45 left it), at the offsets 34..38
+ *     leave out: a stored, then lb +0,
  *     lbu +2, lh +0, lhu +2; 51: sb b at +0, sh b at +2, lw; 52: sb b at +3 and +2, lw;
  *     53: sh b at +0, sb b at +1, lw (the load/store unit's shared-memory path has byte lanes
  *     and a sign extension of its own)
@@ -131,4 +132,5 @@ WF_KERNEL(p)
     ST2("sb", 0, "sh", 2, wb, 51);
     ST2("sb", 3, "sb", 2, wb, 52);
     ST2("sh", 0, "sb", 1, wb, 53);
+    *s = b; /* a thread that used its scratch word again leaves b there, as op 45 did */
 }
