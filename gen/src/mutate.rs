@@ -609,7 +609,7 @@ fn is_clock_mutation(m: &Mutation) -> bool {
 /// bit-blasted to one AIG
 /// (`formal-all-<count>-<seed>-<version>.aig` and its yosys map). Each survivor's miter is
 /// built from it ([`crate::shared_miter`]).
-pub struct FormalDesign {
+struct FormalDesign {
     aig: crate::shared_miter::Aig,
     /// Input index → (bit, top-level name) from yosys's map (memory read data and other free
     /// values have none).
@@ -684,17 +684,11 @@ fn formal_design(
         .with_context(|| format!("reading {}", aig_file.display()))?;
     let mut input_names = std::collections::HashMap::new();
     let mut controls = std::collections::BTreeMap::new();
-    for line in std::fs::read_to_string(&map_file)?.lines() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        if let ["input", index, bit, name] = w[..] {
-            let (Ok(i), Ok(b)) = (index.parse::<usize>(), bit.parse::<u32>()) else {
-                continue;
-            };
-            if let Some(id) = name.strip_prefix(ALIVE).and_then(|x| x.parse().ok()) {
-                controls.insert(id, i);
-            } else {
-                input_names.insert(i, (b, name.to_string()));
-            }
+    for (i, b, name) in map_inputs(&std::fs::read_to_string(&map_file)?) {
+        if let Some(id) = name.strip_prefix(ALIVE).and_then(|x| x.parse().ok()) {
+            controls.insert(id, i);
+        } else {
+            input_names.insert(i, (b, name.to_string()));
         }
     }
     if controls.len() != proven.len() {
@@ -812,19 +806,23 @@ fn formal_in_context(
     })
 }
 
+/// The `input <index> <bit> <name>` lines of a yosys AIGER map.
+fn map_inputs(map: &str) -> impl Iterator<Item = (usize, u32, &str)> {
+    map.lines().filter_map(|line| {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w[..] {
+            ["input", index, bit, name] => Some((index.parse().ok()?, bit.parse().ok()?, name)),
+            _ => None,
+        }
+    })
+}
+
 /// ABC's counter-example (`write_cex -n`: `pi<i>@<frame>=<bit>` lines) as the top-level input
 /// values of each frame, named with yosys's AIGER map (`input <i> <bit> <name>` lines): one
 /// line per frame listing the inputs that are not 0. `None` when there is no counter-example.
 fn decode_counterexample(map: &str, cex: &str) -> Option<String> {
-    let mut names: std::collections::HashMap<usize, (u32, &str)> = Default::default();
-    for line in map.lines() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        if let ["input", index, bit, name] = w[..] {
-            if let (Ok(i), Ok(b)) = (index.parse(), bit.parse()) {
-                names.insert(i, (b, name));
-            }
-        }
-    }
+    let names: std::collections::HashMap<usize, (u32, &str)> =
+        map_inputs(map).map(|(i, b, n)| (i, (b, n))).collect();
     let mut frames: std::collections::BTreeMap<usize, std::collections::BTreeMap<&str, u128>> =
         Default::default();
     let mut length = 0;

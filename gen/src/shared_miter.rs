@@ -406,32 +406,35 @@ fn cone(
             _ => {}
         }
     }
+    // AIGER's order: inputs, then latches, then and gates (each in creation order, which is
+    // topological for the gates).
+    let (mut inputs, mut latches, mut and_nodes) = (Vec::new(), Vec::new(), Vec::new());
+    for (v, node) in b.nodes.iter().enumerate().filter(|&(v, _)| used[v]) {
+        match node {
+            Node::Input(_) => inputs.push(v),
+            Node::Latch(_) => latches.push(v),
+            Node::And(..) => and_nodes.push(v),
+            Node::False => {}
+        }
+    }
     let mut new_var = vec![0u32; n];
-    let mut input_of = Vec::new();
-    let mut next = 1u32;
-    for (v, node) in b.nodes.iter().enumerate() {
-        if let (true, Node::Input(i)) = (used[v], node) {
-            new_var[v] = next;
-            next += 1;
-            input_of.push(*i);
-        }
+    for (k, &v) in inputs.iter().chain(&latches).chain(&and_nodes).enumerate() {
+        new_var[v] = k as u32 + 1;
     }
-    let mut latch_nodes = Vec::new();
-    for (v, node) in b.nodes.iter().enumerate() {
-        if let (true, Node::Latch(k)) = (used[v], node) {
-            new_var[v] = next;
-            next += 1;
-            latch_nodes.push(*k);
-        }
-    }
-    let mut and_nodes = Vec::new();
-    for (v, node) in b.nodes.iter().enumerate() {
-        if let (true, Node::And(..)) = (used[v], node) {
-            new_var[v] = next;
-            next += 1;
-            and_nodes.push(v);
-        }
-    }
+    let input_of: Vec<usize> = inputs
+        .iter()
+        .map(|&v| match b.nodes[v] {
+            Node::Input(i) => i,
+            _ => unreachable!(),
+        })
+        .collect();
+    let latch_nodes: Vec<usize> = latches
+        .iter()
+        .map(|&v| match b.nodes[v] {
+            Node::Latch(k) => k,
+            _ => unreachable!(),
+        })
+        .collect();
     let relit = |x: u32| 2 * new_var[(x / 2) as usize] + (x & 1);
     let out = Aig {
         inputs: input_of.len(),
