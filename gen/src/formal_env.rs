@@ -37,12 +37,14 @@ pub struct Port {
 pub const ENV_NAME: &str = "wf_env";
 
 /// The launches a host makes (`warpforge_sim::Gpu::check_launch`): at least one CTA, 1 to
-/// `max_block` threads per CTA, at most `smem_bytes` of shared memory per CTA. `start` is
-/// legal only with such launch parameters.
+/// `max_block` threads per CTA, at most `smem_bytes` of shared memory per CTA, an entry point
+/// that is an aligned address of the instruction memory (the loader refuses any other,
+/// `LoadError::EntryOutsideText`). `start` is legal only with such launch parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchLimits {
     pub max_block: u32,
     pub smem_bytes: u32,
+    pub imem_bytes: u32,
 }
 
 /// Output groups whose fields are read only while the group's valid is high: (field prefix,
@@ -152,6 +154,7 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
         "launch_nctaid",
         "launch_ntid",
         "launch_shared",
+        "launch_entry",
     ] {
         if !has(needed) {
             bail!("the top level has no `{needed}` port: the proof's host environment (gen/src/formal_env.rs) needs it");
@@ -178,10 +181,11 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
     v += "    reg wf_started = 1'b0;\n";
     v += "    always @(posedge clock)\n        if (dut_reset) wf_started <= 1'b0;\n        else if (dut_start) wf_started <= 1'b1;\n        else if (dut_done) wf_started <= 1'b0;\n";
     v += &format!(
-        "    // A launch the host accepts (Gpu::check_launch).\n    \
+        "    // A launch the host accepts (Gpu::check_launch, the loader's entry point).\n    \
          wire wf_launch_ok = (launch_nctaid != 32'd0) & (launch_ntid != 32'd0) & \
-         (launch_ntid <= 32'd{}) & (launch_shared <= 32'd{});\n",
-        limits.max_block, limits.smem_bytes
+         (launch_ntid <= 32'd{}) & (launch_shared <= 32'd{}) & \
+         (launch_entry[1:0] == 2'd0) & (launch_entry < 32'd{});\n",
+        limits.max_block, limits.smem_bytes, limits.imem_bytes
     );
     for p in ports.iter().filter(|p| p.input) {
         let n = &p.name;
@@ -233,14 +237,14 @@ mod tests {
 
     const TOP: &str = "module t(clock,reset,start,done,imem_we,mem$0$req_valid,mem$0$req_ready,\
         mem$0$req_write,mem$0$req_addr,mem$0$resp_valid,fault,fault_pc,busy,launch_nctaid,launch_ntid,\
-        launch_shared);\n    \n    \
+        launch_shared,launch_entry);\n    \n    \
         // Module arguments\n    input wire  clock;\n    input wire  reset;\n    input wire  start;\n    \
         output reg  done;\n    input wire  imem_we;\n    output reg  mem$0$req_valid;\n    \
         input wire  mem$0$req_ready;\n    output reg  mem$0$req_write;\n    \
         output reg  [31:0] mem$0$req_addr;\n    input wire  mem$0$resp_valid;\n    \
         output reg  fault;\n    output reg  [31:0] fault_pc;\n    output wire  busy;\n    \
         input wire  [31:0] launch_nctaid;\n    input wire  [31:0] launch_ntid;\n    \
-        input wire  [31:0] launch_shared;\n    \n    \
+        input wire  [31:0] launch_shared;\n    input wire  [31:0] launch_entry;\n    \n    \
         // Update code\nendmodule\n";
 
     #[test]
@@ -276,6 +280,7 @@ mod tests {
         let limits = LaunchLimits {
             max_block: 16,
             smem_bytes: 4096,
+            imem_bytes: 16384,
         };
         let v = env_verilog(&top_ports(TOP, "t").unwrap(), "t", limits).unwrap();
         // Fields under their valid; valids, busy and done unqualified.
@@ -295,14 +300,15 @@ mod tests {
         assert!(v.contains("assign dut_start = start & !wf_started & wf_launch_ok;"));
         assert!(v.contains(
             "wire wf_launch_ok = (launch_nctaid != 32'd0) & (launch_ntid != 32'd0) & \
-             (launch_ntid <= 32'd16) & (launch_shared <= 32'd4096);"
+             (launch_ntid <= 32'd16) & (launch_shared <= 32'd4096) & \
+             (launch_entry[1:0] == 2'd0) & (launch_entry < 32'd16384);"
         ));
         assert!(
             v.contains("assign dut_mem$0$resp_valid = mem$0$resp_valid & (wf_reads$0 != 16'd0);")
         );
         assert!(v.contains("assign dut_mem$0$req_ready = mem$0$req_ready;"));
         // A top level without the ports the rules need is refused, naming the port.
-        for missing in ["done", "launch_ntid"] {
+        for missing in ["done", "launch_ntid", "launch_entry"] {
             let without: Vec<Port> = top_ports(TOP, "t")
                 .unwrap()
                 .into_iter()

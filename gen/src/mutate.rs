@@ -576,7 +576,7 @@ const MEMCUT_V: &str = include_str!("formal_memcut.v");
 
 /// Changes whenever the in-context proof changes (its environment, its scripts, the miter):
 /// proofs made before are not reused.
-const FORMAL_VERSION: &str = "formal-8";
+const FORMAL_VERSION: &str = "formal-9";
 
 /// The legal host around the GPU in the in-context proof ([`formal_env`]).
 const FORMAL_ENV_FILE: &str = "formal-env.v";
@@ -636,6 +636,7 @@ fn formal_design(
         let limits = formal_env::LaunchLimits {
             max_block: plan.config.warps * plan.config.lanes,
             smem_bytes: plan.config.smem_bytes,
+            imem_bytes: plan.config.imem_bytes,
         };
         let mut ports = formal_env::top_ports(&top_v, TOP_NAME)?;
         ports.extend(proven.iter().map(|m| formal_env::Port {

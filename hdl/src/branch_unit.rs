@@ -430,10 +430,9 @@ impl<const L: usize> Logic for BranchUnit<L> {
         }
         self.a_first_rest.d[0].next = self.a_first.val();
         self.ra_first.next = self.first_mux.q[1].val();
+        // (An instruction is never dispatched with no active lane, so the lowest active lane
+        // always exists: no "no lane" case.)
         self.first_lane.next = self.first_num.q[0].val();
-        if !self.first_pick.any[0].val() {
-            self.first_lane.next = self.k_no_lane.val();
-        }
         // ---------------- cycle D+1 of a `jalr`: which lanes go to the lowest active lane's
         // target, from the registered operands (in D, the target adders then the compares were
         // `tiny`'s placed critical path on cda350a, 13.4 ns, docs/fpga.md).

@@ -300,6 +300,11 @@ pub struct Divider {
     done_q: DFF<Bit>,
     k_count_one: Constant<Bits<COUNT_BITS>>,
     k_count_last: Constant<Bits<COUNT_BITS>>,
+    /// The bits a count of `0 ..= latency` needs (`COUNT_BITS` is the largest latency's): the
+    /// counter is kept at this width, so the bits above it are constants 0.
+    k_count_mask: Constant<Bits<COUNT_BITS>>,
+    /// `count_q` at its needed width.
+    count: Signal<Local, Bits<COUNT_BITS>>,
     k_phase_one: Constant<Bits<ROUND_BITS>>,
     k_steps: Constant<Bits<ROUND_BITS>>,
     k_phase_end: Constant<Bits<ROUND_BITS>>,
@@ -378,6 +383,8 @@ impl Divider {
             done_q: Default::default(),
             k_count_one: k(1),
             k_count_last: k(latency as u64 - 1),
+            k_count_mask: k((1u64 << crate::register_file::clog2(latency + 1)) - 1),
+            count: Default::default(),
             k_phase_one: k(1),
             k_steps: k(STEPS),
             k_phase_end: k(STEPS + 1),
@@ -419,7 +426,8 @@ impl Logic for Divider {
         self.round_end.next = self.run_q.q.val() & (self.phase_q.q.val() == self.k_phase_end.val());
         self.next_round.next =
             self.round_end.val() & (self.round_q.q.val() != self.k_last_round.val());
-        self.finish.next = self.busy_q.q.val() & (self.count_q.q.val() == self.k_count_last.val());
+        self.count.next = self.count_q.q.val() & self.k_count_mask.val();
+        self.finish.next = self.busy_q.q.val() & (self.count.val() == self.k_count_last.val());
         // Control state.
         if self.accept.val() {
             self.busy_q.d.next = true;
@@ -442,7 +450,8 @@ impl Logic for Divider {
             self.rem_q.d.next = self.in_op.val().get_bit(1);
             self.tag_q.d.next = self.in_tag.val();
         } else if self.busy_q.q.val() {
-            self.count_q.d.next = self.count_q.q.val() + self.k_count_one.val();
+            self.count_q.d.next =
+                (self.count.val() + self.k_count_one.val()) & self.k_count_mask.val();
             if self.step.val() {
                 self.phase_q.d.next = self.phase_q.q.val() + self.k_phase_one.val();
             }

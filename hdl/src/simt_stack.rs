@@ -284,6 +284,11 @@ pub struct SimtStack<const L: usize> {
     ld_warp: DFF<Bits<WARP_BITS>>,
     ld_odd: DFF<Bit>,
     ld_dep: DFF<Bits<DEPTH_BITS>>,
+    /// `dep[w]` and `ld_dep` at their needed width (`dep_mask`).
+    dq: Vec<Signal<Local, Bits<DEPTH_BITS>>>,
+    ld_dq: Signal<Local, Bits<DEPTH_BITS>>,
+    /// `n_dep` at its needed width.
+    n_dep_k: Signal<Local, Bits<DEPTH_BITS>>,
     ld_live: DFF<Bits<L>>,
     // ---- entry RAMs, index = level parity
     ram_rpc: Vec<StackRam<32>>,
@@ -311,12 +316,9 @@ pub struct SimtStack<const L: usize> {
     /// A command for a warp (busy or not): the next-state choice (`is_*`, `n_*`) does not
     /// wait for the commanded warp's `busy`; the writes do (`cmd_we`, `w_new`, `overflow`).
     apply: Signal<Local, Bit>,
-    /// Per warp: this cycle's command writes the warp's registers (selected, not busy, a
-    /// command that changes something), from the warp's own `busy` and depth flags, not from
-    /// the selected warp's.
+    /// Per warp: this cycle's command writes the warp's registers (selected, not busy), from the
+    /// warp's own `busy`, not from the selected warp's.
     cmd_we: Vec<Signal<Local, Bit>>,
-    op_reset_or_split: Signal<Local, Bit>,
-    op_pc_or_exit: Signal<Local, Bit>,
     is_reset: Signal<Local, Bit>,
     is_set_pc: Signal<Local, Bit>,
     is_split: Signal<Local, Bit>,
@@ -377,6 +379,9 @@ pub struct SimtStack<const L: usize> {
     level1: Constant<Bits<ENTRY_BITS>>,
     /// `D - 1`: a split at this depth or above overflows.
     dep_full: Constant<Bits<DEPTH_BITS>>,
+    /// The bits a depth of `0 ..= D` needs (`DEPTH_BITS` is the widest `D`'s): every depth
+    /// register and value is kept at this width, so the bits above it are constants 0.
+    dep_mask: Constant<Bits<DEPTH_BITS>>,
     warp0: Constant<Bits<WARP_BITS>>,
     /// `warp_id[w] = w`.
     warp_id: Vec<Constant<Bits<WARP_BITS>>>,
@@ -433,6 +438,9 @@ impl<const L: usize> SimtStack<L> {
             ld_warp: Default::default(),
             ld_odd: Default::default(),
             ld_dep: Default::default(),
+            dq: sigs(warps),
+            ld_dq: Default::default(),
+            n_dep_k: Default::default(),
             ld_live: Default::default(),
             ram_rpc: (0..2).map(|_| StackRam::new(geo)).collect(),
             ram_pc: (0..2).map(|_| StackRam::new(geo)).collect(),
@@ -453,8 +461,6 @@ impl<const L: usize> SimtStack<L> {
             c_dep_m1: Default::default(),
             apply: Default::default(),
             cmd_we: sigs(warps),
-            op_reset_or_split: Default::default(),
-            op_pc_or_exit: Default::default(),
             is_reset: Default::default(),
             is_set_pc: Default::default(),
             is_split: Default::default(),
@@ -506,6 +512,7 @@ impl<const L: usize> SimtStack<L> {
             dep2: k(2),
             level1: k(1),
             dep_full: k(depth as u64 - 1),
+            dep_mask: k((1u64 << clog2(depth + 1)) - 1),
             warp0: k(0),
             warp_id: (0..warps as u64).map(k).collect(),
             _warps: warps,
@@ -527,6 +534,10 @@ impl<const L: usize> Logic for SimtStack<L> {
     #[hdl_gen]
     fn update(&mut self) {
         self.overflow_r.clock.next = self.clock.val();
+        for w in 0..self._warps {
+            self.dq[w].next = self.dep[w].q.val() & self.dep_mask.val();
+        }
+        self.ld_dq.next = self.ld_dep.q.val() & self.dep_mask.val();
         self.ld_valid.clock.next = self.clock.val();
         self.ld_warp.clock.next = self.clock.val();
         self.ld_odd.clock.next = self.clock.val();
@@ -552,9 +563,9 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.c_muxl.d[2 * w].next = self.t_mask[w].q.val();
             self.c_muxl.d[2 * w + 1].next = self.live[w].q.val();
             self.c_muxd.sel[w].next = self.sel[w].val();
-            self.c_muxd.d[w].next = self.dep[w].q.val();
-            self.w_empty[w].next = self.dep[w].q.val() == self.dep0.val();
-            self.w_full[w].next = self.dep[w].q.val() >= self.dep_full.val();
+            self.c_muxd.d[w].next = self.dq[w].val();
+            self.w_empty[w].next = self.dq[w].val() == self.dep0.val();
+            self.w_full[w].next = self.dq[w].val() >= self.dep_full.val();
         }
         self.c_empty.next = false;
         self.c_full.next = false;
@@ -568,18 +579,13 @@ impl<const L: usize> Logic for SimtStack<L> {
         self.c_mask.next = self.c_muxl.q[0].val();
         self.c_live.next = self.c_muxl.q[1].val();
         self.c_dep.next = self.c_muxd.q[0].val();
-        self.c_dep_m1.next = self.c_dep.val() - self.dep1.val();
+        self.c_dep_m1.next = (self.c_dep.val() - self.dep1.val()) & self.dep_mask.val();
         self.apply.next = self.c_any.val() & (!self.rst.val());
-        self.op_reset_or_split.next =
-            (self.cmd_op.val() == self.op_reset.val()) | (self.cmd_op.val() == self.op_split.val());
-        self.op_pc_or_exit.next =
-            (self.cmd_op.val() == self.op_set_pc.val()) | (self.cmd_op.val() == self.op_exit.val());
         for w in 0..self._warps {
-            self.cmd_we[w].next = self.sel[w].val()
-                & (!self.bsy[w].q.val())
-                & (!self.rst.val())
-                & (self.op_reset_or_split.val()
-                    | (self.op_pc_or_exit.val() & (!self.w_empty[w].val())));
+            // Every command to a warp that is not busy writes its registers: a command that
+            // changes nothing (a nop, `set_pc` or `exit` on an empty warp) writes back the values
+            // it read, and `pend`/`busy` are 0 in a warp that is not busy.
+            self.cmd_we[w].next = self.sel[w].val() & (!self.bsy[w].q.val()) & (!self.rst.val());
         }
         self.is_reset.next = self.apply.val() & (self.cmd_op.val() == self.op_reset.val());
         self.is_set_pc.next =
@@ -647,13 +653,18 @@ impl<const L: usize> Logic for SimtStack<L> {
                 self.n_dep.next = self.c_dep.val() + self.dep1.val();
             } else if self.c_empty.val() {
                 self.n_dep.next = self.dep0.val();
-            } else if !self.pop_o.val() {
-                self.n_pc.next = self.cmd_rpc.val();
             } else {
-                self.n_dep.next = self.c_dep_m1.val();
-                self.n_pend.next = self.c_dep.val() != self.dep1.val();
+                // Both sides pop: the old TOS continues at R, unless it pops as well, when its
+                // pc is never read (a refill replaces it before `busy` falls).
+                self.n_pc.next = self.cmd_rpc.val();
+                if self.pop_o.val() {
+                    self.n_dep.next = self.c_dep_m1.val();
+                    self.n_pend.next = self.c_dep.val() != self.dep1.val();
+                }
             }
         }
+
+        self.n_dep_k.next = self.n_dep.val() & self.dep_mask.val();
 
         // Split writes: the old TOS (pc ← rpc) at level depth-1 and the first pushed entry at
         // level depth; consecutive levels, so one goes to each RAM (level parity).
@@ -704,7 +715,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.r_mask.next = self.ram_mask[1].rdata.val() & self.ld_live.q.val();
         }
         self.r_pop.next = (self.r_pc.val() == self.r_rpc.val()) | (!self.r_mask.val().any());
-        self.r_dep_m1.next = self.ld_dep.q.val() - self.dep1.val();
+        self.r_dep_m1.next = (self.ld_dq.val() - self.dep1.val()) & self.dep_mask.val();
 
         // Pick the next refill read: the highest pending warp (a warp pops at most depth levels,
         // so none waits for ever).
@@ -716,7 +727,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             if self.pend[w].q.val() {
                 self.pk_found.next = true;
                 self.pk_warp.next = self.warp_id[w].val();
-                self.pk_dep.next = self.dep[w].q.val();
+                self.pk_dep.next = self.dq[w].val();
                 self.pk_live.next = self.live[w].q.val();
             }
         }
@@ -751,7 +762,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.t_pc[w].d.next = self.t_pc[w].q.val();
             self.t_rpc[w].d.next = self.t_rpc[w].q.val();
             self.t_mask[w].d.next = self.t_mask[w].q.val();
-            self.dep[w].d.next = self.dep[w].q.val();
+            self.dep[w].d.next = self.dq[w].val();
             self.live[w].d.next = self.live[w].q.val();
             self.bsy[w].d.next = self.bsy[w].q.val();
             self.pend[w].d.next = self.pend[w].q.val();
@@ -761,8 +772,8 @@ impl<const L: usize> Logic for SimtStack<L> {
             if self.ld_valid.q.val() & (self.ld_warp.q.val() == self.warp_id[w].val()) {
                 if self.r_pop.val() {
                     self.dep[w].d.next = self.r_dep_m1.val();
-                    self.pend[w].d.next = self.ld_dep.q.val() != self.dep1.val();
-                    self.bsy[w].d.next = self.ld_dep.q.val() != self.dep1.val();
+                    self.pend[w].d.next = self.ld_dq.val() != self.dep1.val();
+                    self.bsy[w].d.next = self.ld_dq.val() != self.dep1.val();
                 } else {
                     self.t_pc[w].d.next = self.r_pc.val();
                     self.t_rpc[w].d.next = self.r_rpc.val();
@@ -774,7 +785,7 @@ impl<const L: usize> Logic for SimtStack<L> {
                 self.t_pc[w].d.next = self.n_pc.val();
                 self.t_rpc[w].d.next = self.n_rpc.val();
                 self.t_mask[w].d.next = self.n_mask.val();
-                self.dep[w].d.next = self.n_dep.val();
+                self.dep[w].d.next = self.n_dep_k.val();
                 self.live[w].d.next = self.n_live.val();
                 self.pend[w].d.next = self.n_pend.val();
                 self.bsy[w].d.next = self.n_pend.val();
@@ -790,7 +801,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.tos_mask[w].next = self.t_mask[w].q.val();
             self.empty[w].next = self.w_empty[w].val();
             self.full[w].next = self.w_full[w].val();
-            self.depth[w].next = self.dep[w].q.val();
+            self.depth[w].next = self.dq[w].val();
             self.busy[w].next = self.bsy[w].q.val();
         }
         self.overflow_r.d.next = self.is_split.val() & self.c_full.val() & (!self.c_busy.val());
@@ -804,7 +815,7 @@ impl<const L: usize> Logic for SimtStack<L> {
         self.d_mask.next = self.zero_mask.val();
         for w in 0..self._warps {
             if self.dbg_warp.val() == self.warp_id[w].val() {
-                self.d_dep.next = self.dep[w].q.val();
+                self.d_dep.next = self.dq[w].val();
                 self.d_live.next = self.live[w].q.val();
                 self.d_pc.next = self.t_pc[w].q.val();
                 self.d_rpc.next = self.t_rpc[w].q.val();

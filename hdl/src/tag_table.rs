@@ -9,16 +9,21 @@
 //! * Allocation: with `alloc_valid`, entry `free_tag` takes the `alloc_*` fields at the edge
 //!   (the caller allocates only while `any_free`). The fields kept in RAM are registered first
 //!   and written into the RAMs at the next edge, so the issue stage's decode and CSR read end
-//!   at flip-flops, not at the RAMs' write ports; a read of that entry in the cycle between
-//!   takes the registered fields (a bypass per read port), so every read sees the entry from
-//!   the cycle after its allocation, as if it were written at once.
+//!   at flip-flops, not at the RAMs' write ports; a writeback or fault read of that entry in
+//!   the cycle between takes the registered fields (a bypass on those ports), so they see the
+//!   entry from the cycle after its allocation, as if it were written at once. The dispatch
+//!   port has no bypass: it sees an entry from the second cycle after its allocation, the
+//!   earliest an instruction can be dispatched (docs/microarch/sm.md, "Tags"); its `ends` is
+//!   in flip-flops and seen at once.
+//! * The pc of an entry keeps the bits of `pc_mask` (on reads too): the SM's instruction
+//!   memory's aligned addresses, the only pcs an instruction that takes a tag can have.
 //! * Release: `rel_valid[p]` frees entry `rel_tag[p]` at the edge (three ports: the operand
 //!   collector's dispatch of an instruction with no writeback, the writeback, the LSU's store
 //!   completion). An allocation of the same entry in the same cycle wins.
 //! * Reads (combinational, 0 for a tag outside the table): the dispatch port (`disp_tag`), the
 //!   writeback port (`wb_tag`) and the fault port (`fault_tag`). `disp_exec` alone is not gated
 //!   (undefined for a tag outside the table, which the SM never dispatches): it is on the
-//!   dispatch's critical path, which already has the write bypass's choice. The fields written only at
+//!   dispatch's critical path. The fields written only at
 //!   allocation (PC, instruction, sidecar, CSR value, mask) are in distributed RAM
 //!   ([`LutRam`], one copy per reading port): an entry's fields read through a RAM's own
 //!   address decoder instead of a `tags`-way multiplexer of flip-flops. Validity, warp (compared
@@ -89,7 +94,6 @@ pub struct TagTable<const L: usize> {
     w_csr: DFF<Bits<32>>,
     w_mask: DFF<Bits<L>>,
     /// The port reads the entry whose fields are still in the `w_*` registers.
-    disp_hit: Signal<Local, Bit>,
     wb_hit: Signal<Local, Bit>,
     fault_hit: Signal<Local, Bit>,
     /// The tag read by each port is an entry of the table (the RAMs have `2^k ≥ tags` words).
@@ -104,13 +108,16 @@ pub struct TagTable<const L: usize> {
     k_zero32: Constant<Bits<32>>,
     k_zero_mask: Constant<Bits<L>>,
     k_tags: Constant<Bits<TAG_BITS>>,
+    k_pc_mask: Constant<Bits<32>>,
     _tags: usize,
     _warps: usize,
 }
 
 impl<const L: usize> TagTable<L> {
-    /// A table of `tags` entries for `warps` warps.
-    pub fn new(tags: usize, warps: usize) -> Self {
+    /// A table of `tags` entries for `warps` warps; an entry's pc keeps the bits of `pc_mask`
+    /// (the instruction memory's aligned addresses: an instruction fetched outside it faults
+    /// at issue and never takes a tag).
+    pub fn new(tags: usize, warps: usize, pc_mask: u32) -> Self {
         assert!(
             (1..1 << TAG_BITS).contains(&tags),
             "{tags} tags: 1 to {}",
@@ -164,7 +171,6 @@ impl<const L: usize> TagTable<L> {
             w_recon: Default::default(),
             w_csr: Default::default(),
             w_mask: Default::default(),
-            disp_hit: Default::default(),
             wb_hit: Default::default(),
             fault_hit: Default::default(),
             disp_in: Default::default(),
@@ -181,6 +187,7 @@ impl<const L: usize> TagTable<L> {
             k_zero32: Constant::new(0u64.into()),
             k_zero_mask: Constant::new(0u64.into()),
             k_tags: Constant::new((tags as u64).into()),
+            k_pc_mask: Constant::new(u64::from(pc_mask).into()),
             _tags: tags,
             _warps: warps,
         }
@@ -228,7 +235,7 @@ impl<const L: usize> Logic for TagTable<L> {
         dff_setup!(self, clock, w_v, w_tag, w_pc, w_instr, w_exec, w_recon, w_csr, w_mask);
         self.w_v.d.next = self.alloc_valid.val() & !self.reset.val();
         self.w_tag.d.next = self.free_tag.val();
-        self.w_pc.d.next = self.alloc_pc.val();
+        self.w_pc.d.next = self.alloc_pc.val() & self.k_pc_mask.val();
         self.w_instr.d.next = self.alloc_instr.val();
         self.w_exec.d.next = self.alloc_exec.val();
         self.w_recon.d.next = self.alloc_recon.val();
@@ -264,28 +271,21 @@ impl<const L: usize> Logic for TagTable<L> {
         self.ram_mask.raddr[0].next = self.disp_tag.val();
         self.ram_instr.raddr[0].next = self.wb_tag.val();
         self.ram_pc.raddr[1].next = self.fault_tag.val();
-        self.disp_hit.next = self.w_v.q.val() & (self.w_tag.q.val() == self.disp_tag.val());
         self.wb_hit.next = self.w_v.q.val() & (self.w_tag.q.val() == self.wb_tag.val());
         self.fault_hit.next = self.w_v.q.val() & (self.w_tag.q.val() == self.fault_tag.val());
+        // Dispatch reads the RAMs without a bypass of the entry being written: a tag allocated
+        // in cycle c is written at the edge ending c + 1 and cannot be dispatched before c + 2
+        // (docs/microarch/sm.md, "Tags").
         self.disp_pc.next = self.k_zero32.val();
         self.disp_exec.next = self.ram_exec.rdata[0].val();
-        if self.disp_hit.val() {
-            self.disp_exec.next = self.w_exec.q.val();
-        }
         self.disp_recon.next = self.k_zero32.val();
         self.disp_csr.next = self.k_zero32.val();
         self.disp_mask.next = self.k_zero_mask.val();
         if self.disp_in.val() {
-            self.disp_pc.next = self.ram_pc.rdata[0].val();
+            self.disp_pc.next = self.ram_pc.rdata[0].val() & self.k_pc_mask.val();
             self.disp_recon.next = self.ram_recon.rdata[0].val();
             self.disp_csr.next = self.ram_csr.rdata[0].val();
             self.disp_mask.next = self.ram_mask.rdata[0].val();
-            if self.disp_hit.val() {
-                self.disp_pc.next = self.w_pc.q.val();
-                self.disp_recon.next = self.w_recon.q.val();
-                self.disp_csr.next = self.w_csr.q.val();
-                self.disp_mask.next = self.w_mask.q.val();
-            }
         }
         self.wb_instr.next = self.k_zero32.val();
         if self.wb_in.val() {
@@ -296,7 +296,7 @@ impl<const L: usize> Logic for TagTable<L> {
         }
         self.fault_pc.next = self.k_zero32.val();
         if self.fault_in.val() {
-            self.fault_pc.next = self.ram_pc.rdata[1].val();
+            self.fault_pc.next = self.ram_pc.rdata[1].val() & self.k_pc_mask.val();
             if self.fault_hit.val() {
                 self.fault_pc.next = self.w_pc.q.val();
             }
@@ -330,13 +330,15 @@ impl<const L: usize> Logic for TagTable<L> {
     }
 }
 
-/// Verilog of a table of `tags` entries for `warps` warps of `L` lanes, top module `name`.
+/// Verilog of a table of `tags` entries for `warps` warps of `L` lanes, pcs kept at the bits
+/// of `pc_mask`, top module `name`.
 pub fn tag_table_verilog<const L: usize>(
     tags: usize,
     warps: usize,
+    pc_mask: u32,
     name: &str,
 ) -> Result<String, crate::HdlError> {
-    let mut uut = TagTable::<L>::new(tags, warps);
+    let mut uut = TagTable::<L>::new(tags, warps, pc_mask);
     Ok(crate::rename_top(
         &crate::verilog_of("tag_table", &mut uut)?,
         name,
