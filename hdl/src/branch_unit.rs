@@ -204,6 +204,8 @@ pub struct BranchUnit<const L: usize> {
     k_cause_none: Constant<Bits<4>>,
     k_warp0: Constant<Bits<6>>,
     _lanes: usize,
+    /// `L - 1`: the lanes whose `ra` can be a reconvergence PC.
+    _ra_lanes: usize,
 }
 
 impl<const L: usize> Default for BranchUnit<L> {
@@ -234,7 +236,7 @@ impl<const L: usize> BranchUnit<L> {
             in_tmc: Default::default(),
             in_a: sigs(L),
             in_b: sigs(L),
-            in_ra: sigs(L),
+            in_ra: sigs(L - 1),
             jalr_group: Default::default(),
             cmd_op: Default::default(),
             cmd_warp: Default::default(),
@@ -346,6 +348,7 @@ impl<const L: usize> BranchUnit<L> {
             k_cause_none: k(0),
             k_warp0: k(0),
             _lanes: L,
+            _ra_lanes: L - 1,
         }
     }
 }
@@ -418,9 +421,18 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.first_pick.from[l].next = false;
             self.first_mux.sel[l].next = self.first_pick.grant[l].val();
             self.first_mux.d[2 * l].next = self.in_a[l].val();
-            self.first_mux.d[2 * l + 1].next = self.in_ra[l].val();
             self.first_num.sel[l].next = self.first_pick.grant[l].val();
             self.first_num.d[l].next = self.k_lane[l].val();
+        }
+        // `ra` of the lowest active lane, for an `AtReturn` reconvergence: lanes 0 … L-2 only.
+        // When the last lane is the lowest active one it is the only one, and a branch of one
+        // thread cannot diverge, so its reconvergence PC is never used (issue 11: lane L-1's
+        // `ra` decided nothing).
+        for l in 0..self._ra_lanes {
+            self.first_mux.d[2 * l + 1].next = self.in_ra[l].val();
+        }
+        for l in self._ra_lanes..self._lanes {
+            self.first_mux.d[2 * l + 1].next = self.k_zero32.val();
         }
         self.a_first.next = self.first_mux.q[0].val();
         self.first_tgt.next = (self.a_first.val() + self.in_imm.val()) & self.k_not1.val();

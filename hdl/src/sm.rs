@@ -417,6 +417,9 @@ pub struct Sm<const L: usize> {
     /// is the room check's "the SM's only CTA" case generated.
     _smem_big: usize,
     _lanes: usize,
+    /// `lanes - 1`, and the dispatch register's word of the last lane's `ra` (`3·lanes - 1`).
+    _ra_lanes: usize,
+    _ra_last: usize,
     _banks: usize,
     _tags: usize,
     _slots: usize,
@@ -574,7 +577,7 @@ impl<const L: usize> Sm<L> {
             u6: Unused::new(3 + cfg.rf_banks as usize),
             u8: Unused::new(1),
             u9: Unused::new(w),
-            u32: Unused::new(2),
+            u32: Unused::new(3),
             u_mask: Unused::new(1),
             u_full: Unused::new(w),
             w_launched: RegVec::new(w),
@@ -747,6 +750,8 @@ impl<const L: usize> Sm<L> {
             _can_overflow: usize::from(cfg.simt_stack_depth < 2 * cfg.lanes - 1),
             _smem_big: usize::from(cfg.smem_bytes >= 65536),
             _lanes: L,
+            _ra_lanes: L - 1,
+            _ra_last: 3 * L - 1,
             _banks: cfg.rf_banks as usize,
             _tags: tags,
             _slots: slots,
@@ -1394,7 +1399,13 @@ impl<const L: usize> Logic for Sm<L> {
                         self.lsu.in_data[l].next = self.dreg.e_lsu_data[nl + l].val();
                         self.bu.in_a[l].next = self.dreg.e_bu_data[l].val();
                         self.bu.in_b[l].next = self.dreg.e_bu_data[nl + l].val();
+                    }
+                    // `ra` of lanes 0 … L-2 (the branch unit never uses the last lane's).
+                    for l in 0..self._ra_lanes {
                         self.bu.in_ra[l].next = self.dreg.e_bu_data[nl + nl + l].val();
+                    }
+                    for j in self._ra_last..(self._ra_last + 1) {
+                        self.u32.d[2].next = self.dreg.e_bu_data[j].val();
                     }
                     self.lsu.in_valid.next = self.dreg.e_to_lsu.val() & !self.halted.val();
                     self.lsu.in_tag.next = self.dreg.e_tag.val();
