@@ -138,6 +138,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: hazards_cases,
     },
     KernelSpec {
+        name: "sb_full",
+        source: "sb_full.c",
+        about: "a full scoreboard (divu, lw, divu, lw pending), then an independent addi at the head of a 48-add chain: issued a cycle late, the kernel ends a cycle late",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: sb_full_cases,
+    },
+    KernelSpec {
         name: "divergent_return",
         source: "divergent_return.c",
         about: "reconvergence at the return (ra) of a leaf called from both sides of a divergent branch",
@@ -154,6 +162,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: high_pc_cases,
     },
     KernelSpec {
+        name: "return_lanes",
+        source: "return_lanes.c",
+        about: "AtReturn reconvergence with the lowest active lane at every lane 1..lanes-2, from 40 call sites whose return addresses set every bit 2-9",
+        shape: "any grid and block; threads with gtid >= n idle",
+        shared_bytes: 0,
+        cases: return_lanes_cases,
+    },
+    KernelSpec {
         name: "cta_shared",
         source: "cta_shared.c",
         about: "many CTAs resident per SM, each writing and reading its own 64-word shared window across barriers",
@@ -168,6 +184,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         shape: "block = a full SM (or one less), any grid",
         shared_bytes: 256 * 4,
         cases: barrier_slots_cases,
+    },
+    KernelSpec {
+        name: "huge_grid",
+        source: "huge_grid.c",
+        about: "grids of 2^31 CTAs and more: CTA 0 reads the launch CSRs, then a breakpoint stops the run",
+        shape: "any block; the grid is the case's (up to 2^32 - 1 CTAs)",
+        shared_bytes: 0,
+        cases: huge_grid_cases,
     },
     KernelSpec {
         name: "fault_sys",
@@ -200,6 +224,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         shape: FAULT_SHAPE,
         shared_bytes: 0,
         cases: fault_ctrl_cases,
+    },
+    KernelSpec {
+        name: "wild_targets",
+        source: "wild_targets.c",
+        about: "faults on purpose: a multi-lane jalr whose lanes' rs1 differ in bit 0, and an AtReturn reconvergence at ra, both to PCs far outside the text (out-of-range-fetch)",
+        shape: "grid 2, block = a full SM less one thread; the victim warp's lanes from the victim up",
+        shared_bytes: 0,
+        cases: wild_targets_cases,
     },
 ];
 
@@ -1253,6 +1285,70 @@ fn hazards_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         .collect()
 }
 
+// ---- sb_full ---------------------------------------------------------------------------------
+
+/// Dependent adds after the independent `addi` of sb_full.c (`SB_FULL_CHAIN`).
+pub const SB_FULL_CHAIN: u32 = 48;
+
+/// `out` of sb_full.c for one thread: operands `x`, `y` and its memory words `w0`, `w1`.
+pub fn sb_full_ref(x: u32, y: u32, w0: u32, w1: u32) -> u32 {
+    let chain = x
+        .wrapping_add(1)
+        .wrapping_add(x.wrapping_mul(SB_FULL_CHAIN));
+    x.checked_div(y)
+        .unwrap_or(u32::MAX)
+        .wrapping_add(w0)
+        .wrapping_add(y.checked_div(x).unwrap_or(u32::MAX))
+        .wrapping_add(w1)
+        .wrapping_add(chain)
+}
+
+/// The one-element-per-thread shapes. An issue slot the scoreboard loses shows only in the
+/// kernel's cycle count (docs/verification.md, "Timing"); the one-warp case shows it alone.
+fn sb_full_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "sb_full", idx);
+            let x: Vec<u32> = (0..n).map(|_| varied(&mut rng)).collect();
+            let y: Vec<u32> = (0..n)
+                .map(|_| {
+                    if rng.gen_bool(0.1) {
+                        0
+                    } else {
+                        varied(&mut rng)
+                    }
+                })
+                .collect();
+            let mem: Vec<u32> = (0..2 * n).map(|_| rng.gen()).collect();
+            let out: Vec<u32> = (0..n as usize)
+                .map(|i| sb_full_ref(x[i], y[i], mem[2 * i], mem[2 * i + 1]))
+                .collect();
+            Case {
+                kernel: "sb_full",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![
+                    input("mem", &mem),
+                    input("x", &x),
+                    input("y", &y),
+                    output("out", &out),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                    Param::Word(n),
+                ],
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
 // ---- divergent_return ------------------------------------------------------------------------
 
 /// `dr_pick` of divergent_return.c.
@@ -1371,6 +1467,61 @@ pub const HIGH_PC_ROUNDS: u32 = 4;
 
 fn high_pc_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     in_out_rounds_cases("high_pc", limits, seed, HIGH_PC_ROUNDS, high_pc_ref)
+}
+
+// ---- return_lanes ----------------------------------------------------------------------------
+
+/// Calls `rl_chain` of return_lanes.c makes (its `jal`s).
+pub const RETURN_LANES_CALLS: u32 = 40;
+
+/// `rl_chain` of return_lanes.c: calls `i = 0..40`, `rl_first` when `i % 3 == 2`, else
+/// `rl_leaf`.
+pub fn return_lanes_chain(x: u32) -> u32 {
+    (0..RETURN_LANES_CALLS).fold(x, |x, i| match (i % 3 == 2, x & 1 == 1) {
+        (false, true) => x.wrapping_add(3),
+        (false, false) => x ^ 0x55,
+        (true, true) => x.wrapping_add(0x101),
+        (true, false) => x ^ 0x3c3,
+    })
+}
+
+/// out of return_lanes.c: thread `g` is lane `(g % block) % lanes`.
+pub fn return_lanes_ref(input: &[u32], n: usize, block: u32, lanes: u32) -> Vec<u32> {
+    (0..n)
+        .map(|g| {
+            let lane = (g as u32 % block) % lanes;
+            let mut x = (input[g] & !1) | (lane & 1);
+            for k in 1..lanes.saturating_sub(1) {
+                if lane >= k {
+                    x = return_lanes_chain(x);
+                }
+            }
+            x
+        })
+        .collect()
+}
+
+/// The one-element-per-thread shapes; the third (two CTAs of a full SM) has every warp slot of
+/// the SM busy, so the collector units read `ra` from the register-file banks.
+fn return_lanes_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, n))| {
+            let mut rng = rng_for(seed, "return_lanes", idx);
+            let values: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            let out = return_lanes_ref(&values, n as usize, block, limits.lanes);
+            Case {
+                kernel: "return_lanes",
+                label: label_1d(grid, block, n),
+                grid,
+                block,
+                buffers: vec![input("in", &values), output("out", &out)],
+                params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
+                expected_fault: None,
+            }
+        })
+        .collect()
 }
 
 // ---- cta_shared ------------------------------------------------------------------------------
@@ -1587,6 +1738,30 @@ fn fault_at(cause: &'static str, pc: &'static str) -> ExpectedFault {
     }
 }
 
+/// Grids no run could finish (docs/verification.md, the kernel table): all 32 bits of `nctaid`
+/// set, only bit 31 with bit 0, and every bit but those two. The breakpoint in CTA 0 ends each
+/// run within a few hundred cycles.
+fn huge_grid_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let block = partial(limits, 2 * limits.lanes + 1);
+    [0xffff_ffffu32, 0x8000_0001, 0x7fff_fffe]
+        .iter()
+        .enumerate()
+        .map(|(i, &grid)| {
+            let mut rng = rng_for(seed, "huge_grid", i);
+            let init: Vec<u32> = (0..block).map(|_| rng.gen()).collect();
+            Case {
+                kernel: "huge_grid",
+                label: format!("grid=0x{grid:08x} block={block}"),
+                grid,
+                block,
+                buffers: vec![inout("out", &init, &init)],
+                params: vec![Param::Buffer(0)],
+                expected_fault: Some(fault_at("breakpoint", "wf_fault_ebreak")),
+            }
+        })
+        .collect()
+}
+
 fn fault_sys_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     fault_cases(
         "fault_sys",
@@ -1776,6 +1951,86 @@ fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     cases
 }
 
+/// The cases of wild_targets.c: `(label, which, value, victim, wild PC)`. `which` 0 and 1 are the
+/// `jalr` (lanes of parity `which` take `value`, the others `value - 1`: one target, `value -
+/// 1`), 2 the `AtReturn` return to `ra = value`. Each victim is the lowest active lane of the
+/// faulting warp (its lanes from the victim up run the probe). The branch unit groups the lanes
+/// whose rs1 equals the lowest active lane's or `a_adj`: that rs1 - 1 when it is odd (`dec`
+/// cases), + 1 when it is even (`inc`), for the even imm 0.
+/// * `jalr-00020001-dec`: lane 0 of CTA 1's warp 1; bit 17 set, 23 clear (a mutant flipping
+///   `a_adj`'s bit 23 with bit 17 on the `- 1` path split the group: link mask 0x5, not 0xf);
+/// * `jalr-aaaaaaa9-dec`, `-inc`: lane `lanes - 2` of CTA 1's warp 0; lane 1 of CTA 0's warp
+///   W-2;
+/// * `jalr-55555555-dec`, `-inc`: lane 1 of CTA 0's last, partial warp; lane 0 of CTA 1's
+///   warp 1;
+/// * `ret-00100040`: the whole of CTA 1's warp 1; RPC bits 6 and 20 set (a mutant flipping
+///   the RPC's bit 6 with bit 20 sent the first side to the wild PC alone);
+/// * `ret-aaaaaaa8`: lanes `lanes - 2` and up of CTA 1's warp 0;
+/// * `ret-55555554`: lanes 1 and up of CTA 0's warp W-2.
+///
+/// Between them each of the wild PC's bits 2-31 is 1 and 0 on both `a_adj` paths and in the
+/// RPC, and the fault record's SM (on two-SM presets), warp and the lowest lane take several
+/// values.
+fn wild_targets_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    /// (CTA, thread index in it, SM).
+    type Victim = (u32, u32, u32);
+    let lanes = limits.lanes;
+    if lanes < 4 || limits.max_block < 2 * lanes + 1 {
+        return Vec::new();
+    }
+    let block = partial(limits, limits.max_block);
+    let grid = 2;
+    let slots = block.div_ceil(lanes);
+    let sm1 = u32::from(limits.sms >= 2);
+    // CTA 0 fills SM 0, so CTA 1 runs on SM 1 if there is one.
+    let v_w1 = (1, lanes, sm1);
+    let v_w0_high = (1, lanes - 2, sm1);
+    let v_wm2 = (0, (slots - 2) * lanes + 1, 0);
+    let v_last = (0, (slots - 1) * lanes + 1, 0);
+    let list: [(&str, u32, u32, Victim, u32); 8] = [
+        ("jalr-00020001-dec", 0, 0x0002_0001, v_w1, 0x0002_0000),
+        ("jalr-aaaaaaa9-dec", 0, 0xAAAA_AAA9, v_w0_high, 0xAAAA_AAA8),
+        ("jalr-aaaaaaa9-inc", 0, 0xAAAA_AAA9, v_wm2, 0xAAAA_AAA8),
+        ("jalr-55555555-dec", 1, 0x5555_5555, v_last, 0x5555_5554),
+        ("jalr-55555555-inc", 1, 0x5555_5555, v_w1, 0x5555_5554),
+        ("ret-00100040", 2, 0x0010_0040, v_w1, 0x0010_0040),
+        ("ret-aaaaaaa8", 2, 0xAAAA_AAA8, v_w0_high, 0xAAAA_AAA8),
+        ("ret-55555554", 2, 0x5555_5554, v_wm2, 0x5555_5554),
+    ];
+    list.iter()
+        .enumerate()
+        .map(|(i, &(what, which, value, (cta, tid, sm), pc))| {
+            let mut rng = rng_for(seed, "wild_targets", i);
+            let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+            let (warp, lane) = (tid / lanes, tid % lanes);
+            Case {
+                kernel: "wild_targets",
+                label: format!(
+                    "{what} grid={grid} block={block} cta={cta} warp={warp} lane={lane}"
+                ),
+                grid,
+                block,
+                buffers: vec![inout("out", &init, &init)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Word(which),
+                    Param::Word(cta),
+                    Param::Word(tid),
+                    Param::Word(value),
+                ],
+                expected_fault: Some(ExpectedFault {
+                    cause: "out-of-range-fetch",
+                    sm,
+                    warp,
+                    pc: FaultAddr::Abs(pc),
+                    lane: None,
+                    addr: Some(FaultAddr::Abs(pc)),
+                }),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1824,6 +2079,18 @@ mod tests {
                 divergent_call_f(3)
             ]
         );
+        // 7/3 + 10 + 3/7 + 20 + (7 + 1 + 48*7); y = 0: x/0 is all ones.
+        assert_eq!(sb_full_ref(7, 3, 10, 20), 2 + 10 + 20 + 344);
+        assert_eq!(sb_full_ref(5, 0, 0, 0), u32::MAX.wrapping_add(6 + 240));
+        // 40 calls (leaf, leaf, first, ...), worked out by hand-written script.
+        assert_eq!(return_lanes_chain(6), 0x1b48);
+        assert_eq!(return_lanes_chain(9), 0x13f);
+        // Two lanes: no call (k runs over 1..=lanes-2); four: lane l calls the chain l times
+        // (at most twice), with its parity in bit 0.
+        assert_eq!(return_lanes_ref(&[7, 7], 2, 2, 2), vec![6, 7]);
+        let r = return_lanes_ref(&[8, 8, 8, 8], 4, 4, 4);
+        let c = return_lanes_chain;
+        assert_eq!(r, vec![8, c(9), c(c(8)), c(c(9))]);
     }
 
     #[test]

@@ -431,11 +431,13 @@ fn check_cases(limits: &Limits) {
         let cases = spec.cases(limits, 7);
         let who = format!("{} {limits:?}", spec.name);
         // Workloads: 3-5 shapes. Kernels that fault on purpose: four cases per fault (victims
-        // on two SMs, four warps and four lanes), and fault_ctrl's wild fetches once per warp
-        // slot (two per slot).
+        // on two SMs, four warps and four lanes), fault_ctrl's wild fetches once per warp
+        // slot (two per slot), and wild_targets' eight wild PCs.
         let max = match spec.name {
             "fault_ctrl" => 4 * 6 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
             n if n.starts_with("fault_") => 4 * 5,
+            // Five wild jalr targets and three wild return addresses.
+            "wild_targets" => 8,
             _ => 5,
         };
         assert!(
@@ -564,14 +566,18 @@ fn names_and_sources() {
             "csr_all",
             "isa_ops",
             "hazards",
+            "sb_full",
             "divergent_return",
             "high_pc",
+            "return_lanes",
             "cta_shared",
             "barrier_slots",
+            "huge_grid",
             "fault_sys",
             "fault_csr",
             "fault_mem",
             "fault_ctrl",
+            "wild_targets",
         ]
     );
     for k in all() {
