@@ -142,7 +142,12 @@ fn run(tags: usize, warps: usize, seed: u64) {
         } else if valid(reads[0]) {
             // Allocated at the last edge: only `ends` (flip-flops) is defined yet.
             let ends = *disp.last().unwrap();
-            assert_eq!(m.get(ends), entry(reads[0]).ends, "{ctx}: dispatch `ends` of tag {}", reads[0]);
+            assert_eq!(
+                m.get(ends),
+                entry(reads[0]).ends,
+                "{ctx}: dispatch `ends` of tag {}",
+                reads[0]
+            );
         }
         // The decoded fields are read ungated: defined for an entry of the table only.
         if valid(reads[0]) && seen_by_dispatch {
