@@ -27,8 +27,8 @@ use crate::one_hot::{OneHotMux, RoundRobinPick};
 use crate::simt_stack::{OP_EXIT, OP_NOP, OP_SET_PC, OP_SPLIT, RPC_NONE};
 use crate::{BitPack, Unused};
 
-/// `fault_lane` when a fault names no lane.
-pub const NO_LANE: u64 = 0xff;
+/// `fault_lane` when a fault names no lane (`warpforge_isa::NO_LANE`).
+pub const NO_LANE: u64 = warpforge_isa::NO_LANE as u64;
 
 #[derive(LogicBlock)]
 pub struct BranchUnit<const L: usize> {

@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+/// The top level's `fault_lane` when the cause names no lane (docs/isa.md §8: "none"); a
+/// cause with no address reports `fault_addr` 0. The checker holds the RTL to both.
+pub const NO_LANE: u32 = 0xff;
+
 /// Why a kernel stopped abnormally. The discriminant is the code the RTL reports (0 means no
 /// fault).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

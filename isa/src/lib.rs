@@ -15,7 +15,7 @@ pub mod memmap;
 pub use decode::{decode, DecodeError};
 pub use disasm::disassemble;
 pub use encode::encode;
-pub use fault::FaultCause;
+pub use fault::{FaultCause, NO_LANE};
 
 /// A register number, 0..=31.
 pub type Reg = u8;

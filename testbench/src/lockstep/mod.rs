@@ -2013,12 +2013,23 @@ impl<'a> Checker<'a> {
         let mut fields = Vec::new();
         let head = (expected.sm, expected.warp, expected.pc);
         diff_fault_head(&mut fields, head, u32::from(expected.cause.code()), &f);
-        if let Some(l) = expected.lane {
-            diff_u(&mut fields, "fault lane", 2, l, f.lane);
-        }
-        if let Some(a) = expected.addr {
-            diff_u(&mut fields, "fault addr", 8, a, f.addr);
-        }
+        // A cause without a lane or an address reports `NO_LANE` and 0 (docs/isa.md §8): an
+        // RTL that drove anything there passed unseen (issue 11, m33 and m90 of 8c5193d's
+        // sample: the issue stage's "no lane" with bit 7 tied to 0).
+        diff_u(
+            &mut fields,
+            "fault lane",
+            2,
+            expected.lane.unwrap_or(warpforge_isa::NO_LANE),
+            f.lane,
+        );
+        diff_u(
+            &mut fields,
+            "fault addr",
+            8,
+            expected.addr.unwrap_or(0),
+            f.addr,
+        );
         if fields.is_empty() {
             Ok(CosimOutcome::Fault(expected))
         } else {

@@ -89,14 +89,15 @@ pub struct RtlFault {
 }
 
 impl RtlFault {
-    /// The port values for a model fault (lane and address 0 where the model has none).
+    /// The port values for a model fault (`NO_LANE` and address 0 where the model has none, as
+    /// the RTL drives them).
     pub fn of(f: &Fault) -> RtlFault {
         RtlFault {
             sm: f.sm,
             warp: f.warp,
             pc: f.pc,
             cause: u32::from(f.cause.code()),
-            lane: f.lane.unwrap_or(0),
+            lane: f.lane.unwrap_or(warpforge_isa::NO_LANE),
             addr: f.addr.unwrap_or(0),
         }
     }

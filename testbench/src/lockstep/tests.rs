@@ -751,6 +751,37 @@ fn lost_records_memory_and_watchdogs() {
     }
 }
 
+/// A cause with no lane and no address (docs/isa.md §8) reports `NO_LANE` and 0, and the
+/// checker compares both: an issue stage's "no lane" with bit 7 tied to 0 passed every run
+/// until it did (issue 11, m33 of 8c5193d's sample).
+#[test]
+fn a_fault_without_lane_or_address_must_say_none() {
+    let cfg = GpuConfig::tiny();
+    let mut a = Asm::new();
+    a.i(Instr::Ebreak);
+    let st = words_setup(&cfg, a.finish(), &[0], 1, 4);
+    let script = st.script();
+    let (_, f) = script.fault_at.unwrap();
+    assert_eq!(FaultCause::from_code(f.cause), Some(FaultCause::Breakpoint));
+    assert_eq!((f.lane, f.addr), (warpforge_isa::NO_LANE, 0));
+    assert!(matches!(
+        st.check(&script, &CosimOptions::default()),
+        Ok((CosimOutcome::Fault(_), _))
+    ));
+    for (lane, addr, field) in [
+        (0x7f, 0, "fault lane"),
+        (0, 0, "fault lane"),
+        (warpforge_isa::NO_LANE, 0x40, "fault addr"),
+    ] {
+        let mut bad = script.clone();
+        let g = &mut bad.fault_at.as_mut().unwrap().1;
+        (g.lane, g.addr) = (lane, addr);
+        let m = st.mismatch(&bad);
+        assert_eq!(m.kind, RecordKind::Fault, "{m}");
+        assert!(m.field(field, None).is_some(), "{m}");
+    }
+}
+
 #[test]
 fn faults_are_matched_against_the_model() {
     let cfg = GpuConfig::tiny();
