@@ -43,7 +43,8 @@ fn main() -> ExitCode {
             verilog_of("divider", &mut Divider::with(lanes, latency))
         }),
         Some("tag-table") => match (num(1, 1..=255), num(2, 1..=64)) {
-            (Some(tags), Some(warps)) => Some(tag_table_verilog::<8>(tags, warps, "top")),
+            // pcs of a 16 KiB instruction memory (the presets').
+            (Some(tags), Some(warps)) => Some(tag_table_verilog::<8>(tags, warps, 0x3ffc, "top")),
             _ => None,
         },
         Some("word-mux") => match (num(1, 1..=64), num(2, 1..=256)) {
