@@ -432,9 +432,13 @@ fn check_cases(limits: &Limits) {
         let who = format!("{} {limits:?}", spec.name);
         // Workloads: 3-5 shapes. Kernels that fault on purpose: four cases per fault (victims
         // on two SMs, four warps and four lanes), fault_ctrl's wild fetches once per warp
-        // slot (two per slot), and wild_targets' eight wild PCs.
+        // slot (two per slot), fault_hipc's six high PCs, wild_targets' eight wild PCs,
+        // wild_ctrl's seven and fetch_race's five rounds in slot 2 and one in each other slot.
         let max = match spec.name {
             "fault_ctrl" => 4 * 6 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
+            "fault_hipc" => 4 * 6,
+            "wild_ctrl" => 7,
+            "fetch_race" => 5 + 7,
             n if n.starts_with("fault_") => 4 * 5,
             // Five wild jalr targets and three wild return addresses.
             "wild_targets" => 8,
@@ -567,17 +571,23 @@ fn names_and_sources() {
             "isa_ops",
             "hazards",
             "sb_full",
+            "sb_full_addi",
             "divergent_return",
             "high_pc",
             "return_lanes",
+            "tmc_masks",
             "cta_shared",
             "barrier_slots",
+            "barrier_late_cta",
             "huge_grid",
             "fault_sys",
             "fault_csr",
             "fault_mem",
             "fault_ctrl",
+            "fault_hipc",
             "wild_targets",
+            "wild_ctrl",
+            "fetch_race",
         ]
     );
     for k in all() {
