@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use warpforge_config::GpuConfig;
-use warpforge_kernels::{Case, KernelSpec, Limits, Param};
+use warpforge_kernels::{Case, KernelSpec, Limits};
 use warpforge_loader::{from_words, KernelImage};
 use warpforge_randprog::scalar::run_program;
 use warpforge_randprog::Program;
