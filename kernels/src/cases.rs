@@ -2326,36 +2326,63 @@ fn wild_targets_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     ];
     list.iter()
         .enumerate()
-        .map(|(i, &(what, which, value, (cta, tid, sm), pc))| {
-            let mut rng = rng_for(seed, "wild_targets", i);
-            let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
-            let (warp, lane) = (tid / lanes, tid % lanes);
-            Case {
-                kernel: "wild_targets",
-                label: format!(
-                    "{what} grid={grid} block={block} cta={cta} warp={warp} lane={lane}"
-                ),
-                grid,
-                block,
-                buffers: vec![inout("out", &init, &init)],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Word(which),
-                    Param::Word(cta),
-                    Param::Word(tid),
-                    Param::Word(value),
-                ],
-                expected_fault: Some(ExpectedFault {
-                    cause: "out-of-range-fetch",
-                    sm,
-                    warp,
-                    pc: FaultAddr::Abs(pc),
-                    lane: None,
-                    addr: Some(FaultAddr::Abs(pc)),
-                }),
-            }
+        .map(|(i, &(what, which, value, victim, pc))| {
+            let fault = |warp, _| ExpectedFault {
+                cause: "out-of-range-fetch",
+                sm: victim.2,
+                warp,
+                pc: FaultAddr::Abs(pc),
+                lane: None,
+                addr: Some(FaultAddr::Abs(pc)),
+            };
+            wild_case(
+                "wild_targets",
+                seed,
+                i,
+                (grid, block, lanes),
+                what,
+                which,
+                value,
+                victim,
+                fault,
+            )
         })
         .collect()
+}
+
+/// One case of `wild_targets` or `wild_ctrl` (same parameters: out, which, victim CTA, victim
+/// thread, value): random `out`, the victim `(cta, tid, sm)`, the expected fault from the
+/// victim's warp and lane.
+#[allow(clippy::too_many_arguments)]
+fn wild_case(
+    kernel: &'static str,
+    seed: u64,
+    index: usize,
+    (grid, block, lanes): (u32, u32, u32),
+    what: &str,
+    which: u32,
+    value: u32,
+    (cta, tid, _sm): (u32, u32, u32),
+    fault: impl Fn(u32, u32) -> ExpectedFault,
+) -> Case {
+    let mut rng = rng_for(seed, kernel, index);
+    let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+    let (warp, lane) = (tid / lanes, tid % lanes);
+    Case {
+        kernel,
+        label: format!("{what} grid={grid} block={block} cta={cta} warp={warp} lane={lane}"),
+        grid,
+        block,
+        buffers: vec![inout("out", &init, &init)],
+        params: vec![
+            Param::Buffer(0),
+            Param::Word(which),
+            Param::Word(cta),
+            Param::Word(tid),
+            Param::Word(value),
+        ],
+        expected_fault: Some(fault(warp, lane)),
+    }
 }
 
 /// wild_ctrl's `jalr ra, 2(a0)` (`which` 0), 4 bytes into wc_jmis.
@@ -2483,34 +2510,26 @@ fn wild_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     list.iter()
         .enumerate()
         .map(
-            |(i, &(what, which, value, (cta, tid, sm), cause, pc, has_lane, addr))| {
-                let mut rng = rng_for(seed, "wild_ctrl", i);
-                let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
-                let (warp, lane) = (tid / lanes, tid % lanes);
-                Case {
-                    kernel: "wild_ctrl",
-                    label: format!(
-                        "{what} grid={grid} block={block} cta={cta} warp={warp} lane={lane}"
-                    ),
-                    grid,
-                    block,
-                    buffers: vec![inout("out", &init, &init)],
-                    params: vec![
-                        Param::Buffer(0),
-                        Param::Word(which),
-                        Param::Word(cta),
-                        Param::Word(tid),
-                        Param::Word(value),
-                    ],
-                    expected_fault: Some(ExpectedFault {
-                        cause,
-                        sm,
-                        warp,
-                        pc,
-                        lane: has_lane.then_some(lane),
-                        addr: Some(addr),
-                    }),
-                }
+            |(i, &(what, which, value, victim, cause, pc, has_lane, addr))| {
+                let fault = |warp, lane| ExpectedFault {
+                    cause,
+                    sm: victim.2,
+                    warp,
+                    pc,
+                    lane: has_lane.then_some(lane),
+                    addr: Some(addr),
+                };
+                wild_case(
+                    "wild_ctrl",
+                    seed,
+                    i,
+                    (grid, block, lanes),
+                    what,
+                    which,
+                    value,
+                    victim,
+                    fault,
+                )
             },
         )
         .collect()
