@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn reads_the_ports() {
         let p = top_ports(TOP, "t").unwrap();
-        assert_eq!(p.len(), 16);
+        assert_eq!(p.len(), 17);
         assert_eq!(
             p[8],
             Port {

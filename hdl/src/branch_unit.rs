@@ -148,6 +148,9 @@ pub struct BranchUnit<const L: usize> {
     a_first: Signal<Local, Bits<32>>,
     /// `a_first` above the lane bits a `wf.tmc` reads (lint: read, then removed by synthesis).
     a_first_rest: Unused<Bits<32>>,
+    /// "Some lane is active" of the lowest-lane pick: always true for a dispatched
+    /// instruction, so unused.
+    first_any_unused: Unused<Bit>,
     ra_first: Signal<Local, Bits<32>>,
     taken_m: Signal<Local, Bits<L>>,
     group_m: Signal<Local, Bits<L>>,
@@ -297,6 +300,7 @@ impl<const L: usize> BranchUnit<L> {
             first_lane: Default::default(),
             a_first: Default::default(),
             a_first_rest: Default::default(),
+            first_any_unused: Default::default(),
             ra_first: Default::default(),
             taken_m: Default::default(),
             group_m: Default::default(),
@@ -445,6 +449,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
         // (An instruction is never dispatched with no active lane, so the lowest active lane
         // always exists: no "no lane" case.)
         self.first_lane.next = self.first_num.q[0].val();
+        self.first_any_unused.d[0].next = self.first_pick.any[0].val();
         // ---------------- cycle D+1 of a `jalr`: which lanes go to the lowest active lane's
         // target, from the registered operands (in D, the target adders then the compares were
         // `tiny`'s placed critical path on cda350a, 13.4 ns, docs/fpga.md).

@@ -413,9 +413,6 @@ pub struct Sm<const L: usize> {
     /// 1 when a warp's SIMT stack can overflow (`simt_stack_depth < 2·lanes − 1`, docs/isa.md
     /// §4): only then is the stack's `full` wired to the branch unit's overflow fault.
     _can_overflow: usize,
-    /// 1 when a CTA may need 64 KiB of shared memory or more (`smem_bytes ≥ 65536`): only then
-    /// is the room check's "the SM's only CTA" case generated.
-    _smem_big: usize,
     _lanes: usize,
     /// `lanes - 1`, and the dispatch register's word of the last lane's `ra` (`3·lanes - 1`).
     _ra_lanes: usize,
@@ -748,7 +745,6 @@ impl<const L: usize> Sm<L> {
             _gto: usize::from(cfg.scheduler == SchedulerPolicy::Gto),
             _two: usize::from(cfg.scheduler == SchedulerPolicy::TwoLevel),
             _can_overflow: usize::from(cfg.simt_stack_depth < 2 * cfg.lanes - 1),
-            _smem_big: usize::from(cfg.smem_bytes >= 65536),
             _lanes: L,
             _ra_lanes: L - 1,
             _ra_last: 3 * L - 1,
@@ -920,14 +916,11 @@ impl<const L: usize> Logic for Sm<L> {
                     // registers lag, so it cannot be accepted twice or given a taken slot.
                     self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
                         & (self.smem_top.val() <= self.k_smem_bytes.val());
-                    for _z in 0..self._smem_big {
-                        if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
-                            // 64 KiB or more: only as the SM's only CTA (the host's launch
-                            // check keeps it within `smem_bytes`).
-                            self.room_q.d[0].next = (self.free_q.q[0].val()
-                                >= self.cta_warps8.val())
-                                & (self.res_q.q[0].val() == self.k_zero8.val());
-                        }
+                    if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
+                        // 64 KiB or more: only as the SM's only CTA (the host's launch check
+                        // keeps it within `smem_bytes`, so no compare with it here).
+                        self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
+                            & (self.res_q.q[0].val() == self.k_zero8.val());
                     }
                     self.room.next = self.launch.idle.val()
                         & self.room_q.q[0].val()
