@@ -54,7 +54,7 @@ fn a_fixed_set_of_mutants_keeps_its_known_outcome() {
     let junit = dir.path().join("mutate.xml");
     let (o, text) = mutate_ci_set(
         "12",
-        "4",
+        "5",
         &[
             "--equiv-timeout",
             "20",
