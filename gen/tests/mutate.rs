@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-/// `warpforge mutate` on the CI set (`count` mutants of tiny, seed 4, vecadd and reduce, their
+/// `warpforge mutate` on the CI set (`count` mutants of tiny, seed 5, vecadd and reduce, their
 /// representative cases, zero memory) plus `extra`, from the workspace root: its output and
 /// its stdout + stderr. yosys samples the same first mutants for any count.
 fn mutate_ci_set(count: &str, seed: &str, extra: &[&str]) -> (std::process::Output, String) {
