@@ -170,6 +170,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: high_pc_cases,
     },
     KernelSpec {
+        name: "entry_top",
+        source: "entry_top.c",
+        about: "the entry point at 0x3FFC, the last word of 16 KiB of instruction memory (every PC bit 2-13 set), which jumps to crt0 at 0x0",
+        shape: "any grid and block; needs 16 KiB of instruction memory",
+        shared_bytes: 0,
+        cases: entry_top_cases,
+    },
+    KernelSpec {
         name: "return_lanes",
         source: "return_lanes.c",
         about: "AtReturn reconvergence with the lowest active lane at every lane 1..lanes-2, from 40 call sites whose return addresses set every bit 2-9",
@@ -1569,6 +1577,39 @@ pub const HIGH_PC_ROUNDS: u32 = 4;
 
 fn high_pc_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     in_out_rounds_cases("high_pc", limits, seed, HIGH_PC_ROUNDS, high_pc_ref)
+}
+
+// ---- entry_top -------------------------------------------------------------------------------
+
+/// out of entry_top.c.
+pub fn entry_top_ref(input: &[u32], block: u32) -> Vec<u32> {
+    (0..)
+        .zip(input)
+        .map(|(g, &x): (u32, _)| {
+            x ^ g.wrapping_mul(0x9E37_79B9) ^ ((g / block) << 16) ^ (g % block)
+        })
+        .collect()
+}
+
+fn entry_top_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, _))| {
+            let mut rng = rng_for(seed, "entry_top", idx);
+            let words: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+            let out = entry_top_ref(&words, block);
+            Case {
+                kernel: "entry_top",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![input("in", &words), output("out", &out)],
+                params: vec![Param::Buffer(0), Param::Buffer(1)],
+                expected_fault: None,
+            }
+        })
+        .collect()
 }
 
 // ---- return_lanes ----------------------------------------------------------------------------
