@@ -172,7 +172,7 @@ pub(crate) static ALL: &[KernelSpec] = &[
     KernelSpec {
         name: "entry_top",
         source: "entry_top.c",
-        about: "the entry point at 0x3FFC, the last word of 16 KiB of instruction memory (every PC bit 2-13 set), which jumps to crt0 at 0x0",
+        about: "the entry point at 0x3FFC, the last word of 16 KiB of instruction memory (every PC bit 2-13 set), which calls its own copy of crt0's start-up code just below",
         shape: "any grid and block; needs 16 KiB of instruction memory",
         shared_bytes: 0,
         cases: entry_top_cases,
