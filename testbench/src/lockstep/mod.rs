@@ -108,6 +108,9 @@ pub const HISTORY: usize = 16;
 pub const VCD_BEFORE: u64 = 200;
 /// Kernel cycles after the failure that the VCD covers.
 pub const VCD_AFTER: u64 = 5;
+/// Cycles a fault record may follow a cycle whose `tr_idle` fell while warps lived (a fault
+/// halts the SMs before the top level reports it): [`Session::check_idle`].
+pub const IDLE_FAULT_SLACK: u64 = 4;
 
 /// Kernel launch shape and parameter buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -841,6 +844,13 @@ struct Checker<'a> {
     start_cycle: u64,
     /// Per SM: the counters expected in this cycle (last cycle's plus its events).
     counters: Vec<CounterRec>,
+    /// Per SM: the warp slots whose launch the scheduler was told (`tr_launch`, in an earlier
+    /// cycle) since the CTA record that placed them. With the model's live warps, what `tr_idle` must say.
+    launched: Vec<u64>,
+    /// A cycle whose `tr_idle` was 0 with no issue while a launched warp lived, and its
+    /// report: an error unless a fault record comes within [`IDLE_FAULT_SLACK`] cycles (a
+    /// fault halts the SMs, which ends `idle`, a cycle or two before the top level reports it).
+    idle_suspect: Option<(u64, Box<CosimError>)>,
     kernel_cycle: u64,
     context: RunContext,
 }
@@ -994,6 +1004,8 @@ impl<'a> Checker<'a> {
                 };
                 sms
             ],
+            launched: vec![0; sms],
+            idle_suspect: None,
             kernel_cycle: 0,
             context,
         }
@@ -1077,6 +1089,65 @@ impl<'a> Checker<'a> {
             next.conflicts = next
                 .conflicts
                 .wrapping_add(o.events.conflict_banks.count_ones());
+        }
+        Ok(())
+    }
+
+    /// `tr_idle` means "a warp is launched and none issues" (docs/verification.md,
+    /// "Counters"): in a cycle without an issue record it must be 1 while a warp the RTL
+    /// launched still lives in the model (its threads have not all exited: the model frees the
+    /// slot at the exit's issue, the RTL once the exit has completed, so after the exit it may
+    /// be either), and 0 while no warp of the SM has been launched since its CTA record.
+    fn check_idle(&mut self, out: &CycleOut, kc: u64) -> Result<(), CosimError> {
+        if let Some((at, _)) = &self.idle_suspect {
+            if kc > at + IDLE_FAULT_SLACK {
+                let (_, e) = self.idle_suspect.take().expect("checked");
+                return Err(*e);
+            }
+        }
+        if !self.check || self.expected_fault.is_some() {
+            return Ok(());
+        }
+        for (s, o) in out.sm.iter().enumerate() {
+            // A CTA record places new warps on its slots (their launch follows); `tr_launch`
+            // comes in the launch's own cycle, and the warp counts from the next.
+            self.launched[s] &= !o.cta.map_or(0, |c| c.warps);
+            let launched = self.launched[s];
+            self.launched[s] |= o.sched.launch;
+            if o.issue.is_some() {
+                continue;
+            }
+            let sm = s as u32;
+            let live: Vec<u32> = (0..self.cfg.warps.min(64))
+                .filter(|&w| launched >> w & 1 != 0 && self.model.warp_cta(sm, w).is_some())
+                .collect();
+            if o.events.idle && launched == 0 {
+                return Err(self.mismatch(
+                    RecordKind::Counters,
+                    Some(sm),
+                    None,
+                    None,
+                    "`tr_idle` is set while no warp of the SM is launched".to_string(),
+                    None,
+                    Vec::new(),
+                    Vec::new(),
+                ));
+            }
+            if !o.events.idle && !live.is_empty() && self.idle_suspect.is_none() {
+                let e = self.mismatch(
+                    RecordKind::Counters,
+                    Some(sm),
+                    Some(live[0]),
+                    None,
+                    format!(
+                        "`tr_idle` is 0 in a cycle without an issue while warp slot(s) {live:?} are launched and live"
+                    ),
+                    None,
+                    Vec::new(),
+                    Vec::new(),
+                );
+                self.idle_suspect = Some((kc, Box::new(e)));
+            }
         }
         Ok(())
     }
@@ -1213,6 +1284,7 @@ impl<'a> Checker<'a> {
         self.kernel_cycle = kc;
         if self.check {
             self.check_counters(out, kc)?;
+            self.check_idle(out, kc)?;
         }
         if let Some(e) = &out.protocol {
             return Err(self.mismatch(
@@ -1945,6 +2017,8 @@ impl<'a> Checker<'a> {
     }
 
     fn on_rtl_fault(&mut self, f: RtlFault) -> Result<CosimOutcome, CosimError> {
+        // The fault halted the SMs: that is why `idle` fell.
+        self.idle_suspect = None;
         let Some(cause) = FaultCause::from_code(f.cause) else {
             return Err(self.mismatch(
                 RecordKind::Fault,
@@ -2047,6 +2121,9 @@ impl<'a> Checker<'a> {
     }
 
     fn on_done(&mut self) -> Result<(), CosimError> {
+        if let Some((_, e)) = self.idle_suspect.take() {
+            return Err(*e);
+        }
         if let Some((f, since)) = self.expected_fault {
             return Err(self.mismatch(
                 RecordKind::Fault,

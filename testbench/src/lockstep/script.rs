@@ -123,6 +123,8 @@ pub struct ScriptSm {
     pub cta: Option<CtaRec>,
     /// A memory request shown with `mem_req_valid` (assumed accepted).
     pub mem: Option<MemRequest>,
+    /// `tr_idle`: no issue while a warp launched in an earlier cycle lives.
+    pub idle: bool,
 }
 
 /// A replayable run: outputs per kernel cycle (index 0 is the start pulse).
@@ -193,6 +195,8 @@ pub fn ideal_script(
     let mut schedulers: Vec<Scheduler> = (0..sms).map(|_| Scheduler::new(cfg)).collect();
     let all_warps = u64::MAX >> (64 - cfg.warps);
     let mut memq: Vec<VecDeque<MemRequest>> = vec![VecDeque::new(); sms];
+    // Per SM: warp slots launched in an earlier cycle (for `idle`).
+    let mut launched = vec![0u64; sms];
     let mut fault_at = None;
     let mut done_at = None;
     let mut k = 1usize;
@@ -301,8 +305,17 @@ pub fn ideal_script(
                 }
             }
         }
-        for s in 0..sms {
-            cycles[k][s].mem = memq[s].pop_front();
+        for (s, o) in cycles[k].iter_mut().enumerate() {
+            o.mem = memq[s].pop_front();
+            // Until a fault halts the SMs, a cycle without an issue is idle while a warp the
+            // SM launched before lives.
+            let placed = o.cta.map_or(0, |c| c.warps);
+            launched[s] &= !placed;
+            o.idle = o.issue.is_none()
+                && fault_at.is_none()
+                && (0..cfg.warps)
+                    .any(|w| launched[s] >> w & 1 != 0 && model.warp_cta(s as u32, w).is_some());
+            launched[s] |= o.sched.launch;
         }
         let drained = memq.iter().all(VecDeque::is_empty) && cycles.len() <= k + 1;
         if let Some((at, _)) = fault_at {
@@ -454,7 +467,7 @@ impl Script {
             p("input wire", 1, sm_port("mem_resp_valid", s));
             p("input wire", 32, sm_port("mem_resp_data", s));
             for &(n, w) in &sm_out {
-                if n.starts_with("ctr_") || n == "tr_idle" || n == "tr_conflicts" {
+                if n.starts_with("ctr_") || n == "tr_conflicts" {
                     p("output wire", w, sm_port(n, s));
                 } else {
                     p("output reg", w, sm_port(n, s));
@@ -534,21 +547,25 @@ impl Script {
             f.addr
         );
         for s in 0..sms {
-            // Counters from `ctr_base`: issue records so far; no idle or conflict events.
+            // Counters from `ctr_base`: issue records and idle cycles so far; no conflicts.
             let _ = write!(
                 v,
                 "    reg [31:0] issued${s};
+    reg [31:0] idles${s};
     reg [31:0] base${s};
     always @(posedge clock) begin
         if (reset) begin
             issued${s} <= ctr_base$0[31:0];
+            idles${s} <= ctr_base$0[31:0];
             base${s} <= ctr_base$0[31:0];
-        end else if (tr_issue_valid${s}) issued${s} <= issued${s} + 32'd1;
+        end else begin
+            if (tr_issue_valid${s}) issued${s} <= issued${s} + 32'd1;
+            if (tr_idle${s}) idles${s} <= idles${s} + 32'd1;
+        end
     end
     assign ctr_issued${s} = issued${s};
-    assign ctr_idle${s} = base${s};
+    assign ctr_idle${s} = idles${s};
     assign ctr_conflicts${s} = base${s};
-    assign tr_idle${s} = 1'b0;
     assign tr_conflicts${s} = 32'd0;
 "
             );
@@ -564,6 +581,9 @@ impl Script {
                 let mut set = |n: &str, val: String| {
                     let _ = writeln!(body, "                    {} = {val};", sm_port(n, s));
                 };
+                if o.idle {
+                    set("tr_idle", "1'b1".into());
+                }
                 if let Some(r) = o.issue {
                     set("tr_issue_valid", "1'b1".into());
                     set("tr_issue_warp", format!("8'd{}", r.warp));

@@ -8,6 +8,7 @@ use warpforge_randprog::asm::Asm;
 use warpforge_randprog::{generate, Options};
 use warpforge_sim::{FaultCause, Gpu};
 
+use super::rtl::CounterEvents;
 use super::script::{ideal_script, CtaRec, Script, ScriptSm};
 use super::*;
 
@@ -17,8 +18,10 @@ struct ScriptDut<'s> {
     script: &'s Script,
     mem: MemoryModel,
     kc: u64,
-    /// Per SM: `ctr_issued` (issue records since reset, from `COUNTER_BASE`).
+    /// Per SM: `ctr_issued` and `ctr_idle` (issue records and idle cycles since reset, from
+    /// `COUNTER_BASE`).
     issued: Vec<u32>,
+    idle: Vec<u32>,
 }
 
 impl Dut for ScriptDut<'_> {
@@ -39,6 +42,7 @@ impl Dut for ScriptDut<'_> {
         out.protocol = None;
         out.sm.resize(sc.sms, SmOut::default());
         self.issued.resize(sc.sms, COUNTER_BASE as u32);
+        self.idle.resize(sc.sms, COUNTER_BASE as u32);
         for s in 0..sc.sms {
             let o = sc.at(kc, s);
             let base = COUNTER_BASE as u32;
@@ -50,12 +54,16 @@ impl Dut for ScriptDut<'_> {
                 cta: o.cta,
                 ctrs: CounterRec {
                     issued: self.issued[s],
-                    idle: base,
+                    idle: self.idle[s],
                     conflicts: base,
                 },
-                events: Default::default(),
+                events: CounterEvents {
+                    idle: o.idle,
+                    ..Default::default()
+                },
             };
             self.issued[s] = self.issued[s].wrapping_add(u32::from(o.issue.is_some()));
+            self.idle[s] = self.idle[s].wrapping_add(u32::from(o.idle));
             if let Some(r) = o.mem {
                 match self.mem.offer(s as u32, r) {
                     Ok(true) => {}
@@ -122,6 +130,7 @@ impl Setup {
             mem,
             kc: 0,
             issued: Vec::new(),
+            idle: Vec::new(),
         };
         run_loop(&mut dut, &mut ck, opts, observer)
     }
@@ -724,9 +733,15 @@ fn lost_records_memory_and_watchdogs() {
     let m = st.mismatch(&bad);
     assert_eq!((m.kind, m.kernel_cycle), (RecordKind::MemoryPort, k));
 
-    // Nothing after cycle 20 (no done): a hang naming the live warps and pending tags.
+    // Nothing after cycle 20 but idle cycles (no done): a hang naming the live warps and
+    // pending tags.
     let mut bad = script.clone();
     bad.cycles.truncate(20);
+    let idle = ScriptSm {
+        idle: true,
+        ..Default::default()
+    };
+    bad.cycles.resize(200, vec![idle; bad.sms]);
     bad.done_at = None;
     let opts = CosimOptions {
         hang_cycles: Some(50),
@@ -780,6 +795,40 @@ fn a_fault_without_lane_or_address_must_say_none() {
         assert_eq!(m.kind, RecordKind::Fault, "{m}");
         assert!(m.field(field, None).is_some(), "{m}");
     }
+}
+
+/// `tr_idle` means "a launched warp lives and none issues": 0 in such a cycle, or 1 before
+/// any warp is launched, is a mismatch; so is the counter not following it. The SM's "some
+/// warp launched" tied to 0 passed every run before (issue 11, m68 of 8c5193d's sample).
+#[test]
+fn idle_means_a_live_warp_and_no_issue() {
+    let cfg = GpuConfig::tiny();
+    let st = words_setup(&cfg, store_gtid(false), &[0], 3, 6);
+    let script = st.script();
+    assert!(st.check(&script, &CosimOptions::default()).is_ok());
+    let idle = script.find(|o| o.idle);
+    assert!(!idle.is_empty(), "the ideal script has idle cycles");
+
+    let (k, s) = idle[0];
+    let mut bad = script.clone();
+    edit(&mut bad, k, s).idle = false;
+    let m = st.mismatch(&bad);
+    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Counters, k), "{m}");
+    assert!(
+        m.summary
+            .contains("`tr_idle` is 0 in a cycle without an issue"),
+        "{m}"
+    );
+
+    // The start pulse's cycle: nothing launched yet.
+    let mut bad = script.clone();
+    edit(&mut bad, 0, 0).idle = true;
+    let m = st.mismatch(&bad);
+    assert_eq!((m.kind, m.kernel_cycle), (RecordKind::Counters, 0), "{m}");
+    assert!(
+        m.summary.contains("while no warp of the SM is launched"),
+        "{m}"
+    );
 }
 
 #[test]
