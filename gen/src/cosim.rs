@@ -93,6 +93,7 @@ pub fn run_case(
         grid: case.grid,
         block: case.block,
         param: placed.param,
+        cta_base: case.cta_base,
     };
     let result = cosim(cfg, image, gpu, launch, opts);
     let mut reference = Vec::new();

@@ -122,6 +122,7 @@ pub fn run_case(
 ) -> Result<CaseResult> {
     let mut gpu = Gpu::new(cfg, image)?;
     let placed = place(&mut gpu, case)?;
+    gpu.set_cta_base(case.cta_base);
     gpu.launch(case.grid, case.block, placed.param)?;
     let outcome = gpu.run(max_cycles);
     let mut mismatches = Vec::new();

@@ -610,6 +610,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             .with_context(|| format!("--dump {d}: 0x{addr:08x}, {len} bytes"))?;
         dumps.push((addr, len));
     }
+    gpu.set_cta_base(case.cta_base);
     gpu.launch(case.grid, case.block, placed.param)?;
     let start = Instant::now();
     let mut traced = 0u64;
@@ -703,6 +704,7 @@ fn custom_case(grid: Option<u32>, block: Option<u32>, args: &[String]) -> Result
         block,
         buffers,
         params,
+        cta_base: 0,
         expected_fault: None,
     })
 }
@@ -784,6 +786,7 @@ fn bench_model(config: &str, seconds: f64) -> Result<()> {
         for (name, image, case) in &work {
             let mut gpu = Gpu::new(&cfg, image)?;
             let placed = host::place(&mut gpu, case)?;
+            gpu.set_cta_base(case.cta_base);
             gpu.launch(case.grid, case.block, placed.param)?;
             let t = Instant::now();
             let outcome = gpu.run(DEFAULT_MAX_CYCLES);

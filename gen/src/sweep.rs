@@ -381,7 +381,10 @@ fn case_hash(c: &Case) -> String {
             h.update(e);
         }
     }
-    h.update(format!("{:?} {:?}\n", c.params, c.expected_fault));
+    h.update(format!(
+        "{:?} {:?} {}\n",
+        c.params, c.expected_fault, c.cta_base
+    ));
     h.finalize()[..16]
         .iter()
         .map(|b| format!("{b:02x}"))

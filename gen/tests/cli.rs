@@ -625,6 +625,7 @@ fn cosim_end_to_end_on_a_replayed_rtl() {
         grid: case.grid,
         block: case.block,
         param: placed.param,
+        cta_base: 0,
     };
     let script = ideal_script(&cfg, gpu, launch, kernel_start_cycle(&image), 1_000_000).unwrap();
     let dir = tempfile::tempdir().unwrap();

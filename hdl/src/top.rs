@@ -104,6 +104,12 @@ pub struct Top<const L: usize> {
     /// Verification port (with the trace ports only): the value `reset` loads into
     /// `cycle_count` and, its low 32 bits, into every SM's counters. Without it they reset to 0.
     pub ctr_base: Vec<Signal<In, Bits<64>>>,
+    /// Verification ports (with the trace ports only): `start` numbers the launch's CTAs from
+    /// `cta_base` (then +1 per CTA, wrapping) and the first CTA's first thread's `gtid` is
+    /// `gtid_base` (the driver gives `cta_base × ntid`, mod 2^32), so a short run reaches the
+    /// high bits of `ctaid` and `gtid`. Without them both start at 0.
+    pub cta_base: Vec<Signal<In, Bits<32>>>,
+    pub gtid_base: Vec<Signal<In, Bits<32>>>,
     /// Per SM, this cycle's counter events: `ctr_idle`'s and `ctr_conflicts`'s increments.
     pub tr_idle: Vec<Signal<Out, Bit>>,
     pub tr_conflicts: Vec<Signal<Out, Bits<32>>>,
@@ -126,6 +132,9 @@ pub struct Top<const L: usize> {
     cycles: DFF<Bits<64>>,
     /// `ctr_base`, or 0 without the verification ports.
     base: Signal<Local, Bits<64>>,
+    /// `cta_base` and `gtid_base`, or 0 without the verification ports.
+    first_cta: Signal<Local, Bits<32>>,
+    first_gtid: Signal<Local, Bits<32>>,
     p_entry: DFF<Bits<32>>,
     p_nctaid: DFF<Bits<32>>,
     p_ntid: DFF<Bits<32>>,
@@ -244,6 +253,8 @@ impl<const L: usize> Top<L> {
             ctr_idle: sigs(n),
             ctr_conflicts: sigs(n),
             ctr_base: sigs(nt.min(1)),
+            cta_base: sigs(nt.min(1)),
+            gtid_base: sigs(nt.min(1)),
             tr_idle: sigs(nt),
             tr_conflicts: sigs(nt),
             sm,
@@ -260,6 +271,8 @@ impl<const L: usize> Top<L> {
             fsm_r: Default::default(),
             cycles: Default::default(),
             base: Default::default(),
+            first_cta: Default::default(),
+            first_gtid: Default::default(),
             p_entry: Default::default(),
             p_nctaid: Default::default(),
             p_ntid: Default::default(),
@@ -329,8 +342,12 @@ impl<const L: usize> Logic for Top<L> {
 
         // Cycles since reset (plus `ctr_base`): the `cycle` CSR of every SM.
         self.base.next = self.k_zero64.val();
+        self.first_cta.next = self.k_zero32.val();
+        self.first_gtid.next = self.k_zero32.val();
         for i in 0..self._trace_sms.min(1) {
             self.base.next = self.ctr_base[i].val();
+            self.first_cta.next = self.cta_base[i].val();
+            self.first_gtid.next = self.gtid_base[i].val();
         }
         self.cycles.d.next = self.cycles.q.val() + self.k_one64.val();
         if self.reset.val() {
@@ -500,8 +517,8 @@ impl<const L: usize> Logic for Top<L> {
             self.p_param.d.next = self.launch_param.val();
             self.p_shared.d.next = self.launch_shared.val();
             self.p_cta_warps.d.next = self.warps_of.val();
-            self.next_cta.d.next = self.k_zero32.val();
-            self.next_gtid.d.next = self.k_zero32.val();
+            self.next_cta.d.next = self.first_cta.val();
+            self.next_gtid.d.next = self.first_gtid.val();
             self.ctas_left.d.next = self.launch_nctaid.val();
             self.more_ctas.d.next = self.launch_nctaid.val() != self.k_zero32.val();
         }

@@ -178,6 +178,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: entry_top_cases,
     },
     KernelSpec {
+        name: "cta_ids",
+        source: "cta_ids.c",
+        about: "ctaid and gtid near the top of their range: CTAs numbered from bases with alternating bits and just below 2^32 (co-simulation's CTA base)",
+        shape: "any grid and block",
+        shared_bytes: 0,
+        cases: cta_ids_cases,
+    },
+    KernelSpec {
         name: "return_lanes",
         source: "return_lanes.c",
         about: "AtReturn reconvergence with the lowest active lane at every lane 1..lanes-2, from 40 call sites whose return addresses set every bit 2-9",
@@ -414,6 +422,7 @@ fn vecadd_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -453,6 +462,7 @@ fn saxpy_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(1),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -510,6 +520,7 @@ fn reduce_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![input("in", &input_words), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -595,6 +606,7 @@ fn divergent_loop_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(row),
                     Param::Word(nthreads),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -654,6 +666,7 @@ fn nested_divergence_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -702,6 +715,7 @@ fn trip_count_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                     Param::Word(TRIP_MAX_STEPS),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -778,6 +792,7 @@ fn matmul_tiled_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -821,6 +836,7 @@ fn transpose_case(
             Param::Word(rows),
             Param::Word(cols),
         ],
+        cta_base: 0,
         expected_fault: None,
     }
 }
@@ -932,6 +948,7 @@ fn divergent_call_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -977,6 +994,7 @@ fn alu_mix_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(ALU_MIX_ROUNDS),
                     Param::Word(mix_seed),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1071,6 +1089,7 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     },
                 ],
                 params: vec![Param::Buffer(0), Param::Buffer(1)],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1232,6 +1251,7 @@ fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1335,6 +1355,7 @@ fn hazards_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1399,6 +1420,7 @@ fn sb_full_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                     Param::Word(n),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1453,6 +1475,7 @@ fn sb_full_addi_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![input("mem", &mem), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1)],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1531,6 +1554,7 @@ fn in_out_rounds_cases(
                     Param::Word(n),
                     Param::Word(rounds),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1606,6 +1630,45 @@ fn entry_top_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![input("in", &words), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1)],
+                cta_base: 0,
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- cta_ids ---------------------------------------------------------------------------------
+
+/// out of cta_ids.c: `(ctaid, gtid)` of each thread, CTAs numbered from `base`.
+pub fn cta_ids_ref(grid: u32, block: u32, base: u32) -> Vec<u32> {
+    (0..grid)
+        .flat_map(|k| {
+            let c = base.wrapping_add(k);
+            (0..block).flat_map(move |t| [c, c.wrapping_mul(block).wrapping_add(t)])
+        })
+        .collect()
+}
+
+fn cta_ids_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    shapes_1d(limits)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, _))| {
+            // Alternating bits both ways, the wrap past 2^32 - 1, and one base of the seed.
+            let base = match idx {
+                0 => 0xAAAA_AAAA,
+                1 => 0x5555_5555,
+                2 => 0u32.wrapping_sub(grid / 2 + 1),
+                _ => rng_for(seed, "cta_ids", idx).gen(),
+            };
+            Case {
+                kernel: "cta_ids",
+                label: format!("grid={grid} block={block} base={base:#010x}"),
+                grid,
+                block,
+                buffers: vec![output("out", &cta_ids_ref(grid, block, base))],
+                params: vec![Param::Buffer(0), Param::Word(base)],
+                cta_base: base,
                 expected_fault: None,
             }
         })
@@ -1661,6 +1724,7 @@ fn return_lanes_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![input("in", &values), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1776,6 +1840,7 @@ fn tmc_masks_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(2),
                     Param::Buffer(3),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1845,6 +1910,7 @@ fn cta_shared_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![output("out", &out), inout("window", &init, &window)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(rounds)],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1907,6 +1973,7 @@ fn barrier_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![inout("out", &init, &out)],
                 params: vec![Param::Buffer(0)],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -1991,6 +2058,7 @@ fn barrier_late_cta_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(exit_warp),
                     Param::Word(delay_warp),
                 ],
+                cta_base: 0,
                 expected_fault: None,
             }
         })
@@ -2061,6 +2129,7 @@ fn fault_cases(
                     Param::Word(vcta),
                     Param::Word(vtid),
                 ],
+                cta_base: 0,
                 expected_fault: Some(f),
             });
         }
@@ -2098,6 +2167,7 @@ fn huge_grid_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 block,
                 buffers: vec![inout("out", &init, &init)],
                 params: vec![Param::Buffer(0)],
+                cta_base: 0,
                 expected_fault: Some(fault_at("breakpoint", "wf_fault_ebreak")),
             }
         })
@@ -2306,6 +2376,7 @@ fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(1),
                     Param::Word(vtid),
                 ],
+                cta_base: 0,
                 expected_fault: Some(ExpectedFault {
                     sm: u32::from(limits.sms >= 2),
                     warp: vtid / limits.lanes,
@@ -2422,6 +2493,7 @@ fn wild_case(
             Param::Word(tid),
             Param::Word(value),
         ],
+        cta_base: 0,
         expected_fault: Some(fault(warp, lane)),
     }
 }
@@ -2622,6 +2694,7 @@ fn fetch_race_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(FETCH_RACE_LONG),
                     Param::Word(jumper),
                 ],
+                cta_base: 0,
                 expected_fault: Some(ExpectedFault {
                     cause: "out-of-range-fetch",
                     sm: 0,

@@ -64,6 +64,12 @@ pub struct Case {
     pub block: u32,
     pub buffers: Vec<Buffer>,
     pub params: Vec<Param>,
+    /// The first CTA's number (`ctaid`, then +1 per CTA, wrapping; `gtid` = `ctaid × ntid +
+    /// tid`, mod 2^32). 0, as the ISA says, but in `cta_ids`, whose cases start near the top of
+    /// the range to reach the high bits of `ctaid` and `gtid` in a short run: only
+    /// co-simulation can set it (the RTL's verification ports `cta_base`/`gtid_base`); the
+    /// model runs it with `Gpu::set_cta_base`.
+    pub cta_base: u32,
     /// `Some`: the case must stop on exactly this fault (docs/isa.md §8). It passes when the
     /// kernel faults with every field equal and fails otherwise, also when it finishes;
     /// output buffers are not compared.

@@ -578,6 +578,7 @@ fn names_and_sources() {
             "divergent_return",
             "high_pc",
             "entry_top",
+            "cta_ids",
             "return_lanes",
             "tmc_masks",
             "cta_shared",

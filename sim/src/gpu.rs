@@ -74,6 +74,8 @@ struct LaunchState {
     block: u32,
     param: u32,
     entry: u32,
+    /// [`Gpu::set_cta_base`]'s value at launch: CTA `next_cta` is number `cta_base + next_cta`.
+    cta_base: u32,
     next_cta: u32,
     ctas_done: u32,
     warps_per_cta: u32,
@@ -100,6 +102,10 @@ pub struct Gpu {
     /// Added to every warp's `instret` CSR (low word, wrapping): 0 as docs/isa.md says;
     /// co-simulation sets the RTL's counter base ([`Gpu::set_instret_base`]).
     instret_base: u32,
+    /// The first CTA's number (`ctaid`; then +1 per CTA, wrapping): 0 as docs/isa.md says;
+    /// co-simulation may start elsewhere to reach the high bits of `ctaid` and `gtid` in a
+    /// short run ([`Gpu::set_cta_base`]).
+    cta_base: u32,
     stats: Stats,
     commit: Commit,
 }
@@ -152,6 +158,7 @@ impl Gpu {
             fault: None,
             fault_cycle: 0,
             instret_base: 0,
+            cta_base: 0,
             stats: Stats::default(),
             commit: Commit::new(0, 0, 0),
         })
@@ -257,7 +264,8 @@ impl Gpu {
                 sm,
                 why: format!(
                     "CTA {} needs {} warp slots, the SM has {free} free",
-                    l.next_cta, l.warps_per_cta
+                    l.cta_base.wrapping_add(l.next_cta),
+                    l.warps_per_cta
                 ),
             });
         }
@@ -266,7 +274,10 @@ impl Gpu {
                 sm,
                 why: format!(
                     "CTA {} needs {} bytes of shared memory, the SM has {} of {} in use",
-                    l.next_cta, l.smem_per_cta, s.smem_used, cfg.smem_bytes
+                    l.cta_base.wrapping_add(l.next_cta),
+                    l.smem_per_cta,
+                    s.smem_used,
+                    cfg.smem_bytes
                 ),
             });
         }
@@ -367,6 +378,7 @@ impl Gpu {
             block,
             param,
             entry: self.entry,
+            cta_base: self.cta_base,
             next_cta: 0,
             ctas_done: 0,
             warps_per_cta: block.div_ceil(cfg.lanes),
@@ -395,7 +407,7 @@ impl Gpu {
     /// the CTA index and the mask of the slots taken.
     /// Place the next CTA on the lowest free warp slots among `allowed`.
     fn place_cta(sm: &mut Sm, l: &mut LaunchState, lanes: u32, allowed: u64) -> (u32, u64) {
-        let cta_id = l.next_cta;
+        let cta_id = l.cta_base.wrapping_add(l.next_cta);
         l.next_cta += 1;
         let slot = match sm.ctas.iter().position(Option::is_none) {
             Some(i) => i,
@@ -498,6 +510,18 @@ impl Gpu {
     /// verification ports load their counter base there (docs/verification.md, "Counters").
     pub fn set_instret_base(&mut self, base: u32) {
         self.instret_base = base;
+    }
+
+    /// Number the launch's CTAs from `base` instead of 0 (wrapping; `gtid` = `ctaid × ntid +
+    /// tid`, mod 2^32, and `nctaid` stays the grid): the RTL's verification ports `cta_base`
+    /// and `gtid_base` do the same (docs/verification.md, "CTA numbering"). For the next launch.
+    pub fn set_cta_base(&mut self, base: u32) {
+        self.cta_base = base;
+    }
+
+    /// The first CTA's number ([`Gpu::set_cta_base`]).
+    pub fn cta_base(&self) -> u32 {
+        self.cta_base
     }
 
     /// Driven mode: warp `warp` of SM `sm` executes its next instruction now.

@@ -205,3 +205,19 @@ fn a_driven_run_in_another_order_computes_the_same_memory() {
         );
     }
 }
+
+/// Co-simulation's CTA base: CTAs numbered from it, wrapping past 2^32 − 1, for as many CTAs
+/// as the grid has; errors name the CTA by its number.
+#[test]
+fn a_cta_base_numbers_the_ctas_from_it() {
+    let cfg = GpuConfig::tiny();
+    let mut gpu = Gpu::new(&cfg, &exit_only()).unwrap();
+    gpu.set_cta_base(u32::MAX);
+    assert_eq!(gpu.cta_base(), u32::MAX);
+    gpu.launch_driven(3, 6, 0x8000_0000).unwrap();
+    assert_eq!(gpu.dispatch_cta(0).unwrap(), (u32::MAX, 0b0011));
+    assert_eq!(gpu.dispatch_cta(0).unwrap(), (0, 0b1100));
+    assert_eq!(gpu.warp_cta(0, 3), Some(0));
+    let e = dispatch_err(gpu.dispatch_cta(0));
+    assert!(e.contains("CTA 1 needs 2 warp slots"), "{e}");
+}

@@ -96,7 +96,10 @@ fn top_tiny_without_trace_ports_lint_and_yosys() {
 }
 
 /// Synthesis's top (TracePorts::Off) differs from co-simulation's only in the verification
-/// ports: the trace ports (`tr_*`) and the counters' reset value (`ctr_base$0`).
+/// ports: the trace ports (`tr_*`), the counters' reset value (`ctr_base$0`) and the CTA
+/// numbering's base (`cta_base$0`, `gtid_base$0`).
+const VERIFICATION_INPUTS: [&str; 3] = ["ctr_base$0", "cta_base$0", "gtid_base$0"];
+
 #[test]
 fn trace_ports_are_the_only_difference() {
     for preset in ["tiny", "small"] {
@@ -109,9 +112,11 @@ fn trace_ports_are_the_only_difference() {
         let off = ports(&top_verilog(&cfg, &off_opts).expect("generate"));
         let without_trace: Vec<&String> = on
             .iter()
-            .filter(|p| !p.starts_with("tr_") && *p != "ctr_base$0")
+            .filter(|p| !p.starts_with("tr_") && !VERIFICATION_INPUTS.contains(&p.as_str()))
             .collect();
-        assert!(on.iter().any(|p| p == "ctr_base$0"), "{preset}: {on:?}");
+        for v in VERIFICATION_INPUTS {
+            assert!(on.iter().any(|p| p == v), "{preset}: {on:?}");
+        }
         assert!(
             on.len() > off.len() + 20,
             "{preset}: {} ports with trace, {} without",

@@ -119,6 +119,9 @@ pub struct Launch {
     pub block: u32,
     /// Address of the parameter buffer (already written into the model's memory).
     pub param: u32,
+    /// The first CTA's number, 0 but in directed tests of the CTA numbering's high bits
+    /// (the verification ports `cta_base`/`gtid_base`, [`Gpu::set_cta_base`]).
+    pub cta_base: u32,
 }
 
 /// How to run.
@@ -599,6 +602,7 @@ pub fn cosim_observed(
     let ports =
         TopPorts::resolve(&m, cfg.sms as usize, cfg.lanes as usize).map_err(CosimError::Build)?;
     if opts.check {
+        model.set_cta_base(launch.cta_base);
         model
             .launch_driven(launch.grid, launch.block, launch.param)
             .map_err(|e| CosimError::Build(format!("the model refused the launch: {e}")))?;

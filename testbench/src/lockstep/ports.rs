@@ -30,6 +30,8 @@ pub(crate) struct ControlPorts {
     pub fault_addr: PortId,
     pub cycle_count: PortId,
     pub ctr_base: PortId,
+    pub cta_base: PortId,
+    pub gtid_base: PortId,
 }
 
 /// The per-lane values of a record: one 32-bit port per lane (`name$(s*L+l)`, the layout of
@@ -250,6 +252,8 @@ impl TopPorts {
             fault_addr: r.one("fault_addr", O, 32),
             cycle_count: r.one("cycle_count", O, 64),
             ctr_base: r.elem("ctr_base", 0, 1, I, 64),
+            cta_base: r.elem("cta_base", 0, 1, I, 32),
+            gtid_base: r.elem("gtid_base", 0, 1, I, 32),
         };
         let mut sm = Vec::with_capacity(sms);
         // Set below, from the memory port's declaration.

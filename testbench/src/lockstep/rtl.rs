@@ -130,6 +130,11 @@ impl Session {
         m.set(c.launch_nctaid, u64::from(launch.grid));
         m.set(c.launch_ntid, u64::from(launch.block));
         m.set(c.launch_param, u64::from(launch.param));
+        m.set(c.cta_base, u64::from(launch.cta_base));
+        m.set(
+            c.gtid_base,
+            u64::from(launch.cta_base.wrapping_mul(launch.block)),
+        );
         m.set(
             c.launch_shared,
             u64::from(image.shared_bytes.next_multiple_of(4)),

@@ -182,6 +182,7 @@ pub fn ideal_script(
     let lanes = cfg.lanes as usize;
     // As the real top: `instret` from the counter base's low word.
     model.set_instret_base(super::COUNTER_BASE as u32);
+    model.set_cta_base(launch.cta_base);
     model
         .launch_driven(launch.grid, launch.block, launch.param)
         .map_err(|e| e.to_string())?;
@@ -413,6 +414,8 @@ impl Script {
             p("input wire", w, n.into());
         }
         p("input wire", 64, "ctr_base$0".into());
+        p("input wire", 32, "cta_base$0".into());
+        p("input wire", 32, "gtid_base$0".into());
         for (n, w) in [
             ("busy", 1),
             ("done", 1),

@@ -168,6 +168,7 @@ fn random_setup(cfg: &GpuConfig, seed: u64) -> Setup {
                     grid: p.grid,
                     block: p.block,
                     param,
+                    cta_base: 0,
                 },
             )
         }),
@@ -192,7 +193,15 @@ fn words_setup(
             let out = gpu.alloc(4 * grid * block + 64).unwrap();
             let param = gpu.alloc(4).unwrap();
             gpu.write(param, &bytes(&[out])).unwrap();
-            (gpu, Launch { grid, block, param })
+            (
+                gpu,
+                Launch {
+                    grid,
+                    block,
+                    param,
+                    cta_base: 0,
+                },
+            )
         }),
     }
 }

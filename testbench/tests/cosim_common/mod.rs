@@ -49,6 +49,7 @@ pub fn place_case(cfg: &GpuConfig, image: &KernelImage, case: &Case) -> (Gpu, La
             grid: case.grid,
             block: case.block,
             param,
+            cta_base: 0,
         },
         addrs,
     )
@@ -93,6 +94,7 @@ pub fn random_setup(cfg: &GpuConfig, p: &Program) -> RandomSetup {
             grid: p.grid,
             block: p.block,
             param,
+            cta_base: 0,
         },
         expected,
     }
