@@ -309,7 +309,7 @@ pub struct Divider {
     k_steps: Constant<Bits<ROUND_BITS>>,
     k_phase_end: Constant<Bits<ROUND_BITS>>,
     k_last_round: Constant<Bits<ROUND_BITS>>,
-    /// `k_round[k]` = k.
+    /// `k_round[k]` = k, for k in 0 … max(R−2, 0).
     k_round: Vec<Constant<Bits<ROUND_BITS>>>,
     k_zero: Constant<Bits<32>>,
     _d: usize,
@@ -389,7 +389,8 @@ impl Divider {
             k_steps: k(STEPS),
             k_phase_end: k(STEPS + 1),
             k_last_round: k(r as u64 - 1),
-            k_round: (0..r as u64).map(k).collect(),
+            // Rounds 0 … R−2 (at least 0, the accept's): the last round is never compared.
+            k_round: (0..(r - 1).max(1) as u64).map(k).collect(),
             k_zero: Constant::new(0u64.to_bits()),
             _d: d,
             _r: r,
@@ -507,13 +508,22 @@ impl Logic for Divider {
                 }
                 self.core[i].a.next = self.ld_a[i].val();
                 self.core[i].b.next = self.ld_b[i].val();
-                // Round k's results into lanes kD + i (0 for inactive lanes).
-                for k in 0..self._r {
+                // Round k's results into lanes kD + i (0 for inactive lanes), held until the
+                // last round ends.
+                for k in 0..(self._r - 1) {
                     if self.round_end.val() & (self.round_q.q.val() == self.k_round[k].val()) {
                         self.res_q[k * nd + i].d.next = self.k_zero.val();
                         if self.act_q[k * nd + i].q.val() {
                             self.res_q[k * nd + i].d.next = self.core[i].value.val();
                         }
+                    }
+                }
+                // The last round's results are read only in the cycle after it ends (the
+                // result's `out_valid`): they follow the lane dividers every cycle, no hold.
+                for k in (self._r - 1)..self._r {
+                    self.res_q[k * nd + i].d.next = self.k_zero.val();
+                    if self.act_q[k * nd + i].q.val() {
+                        self.res_q[k * nd + i].d.next = self.core[i].value.val();
                     }
                 }
             }
