@@ -851,6 +851,9 @@ struct Checker<'a> {
     /// Per SM: the warp slots whose launch the scheduler was told (`tr_launch`, in an earlier
     /// cycle) since the CTA record that placed them. With the model's live warps, what `tr_idle` must say.
     launched: Vec<u64>,
+    /// Per SM: the warp slots launched at least once since reset (`tr_launch`): a slot never
+    /// launched must show `tr_long` (docs/microarch/sm.md: "not launched").
+    ever_launched: Vec<u64>,
     /// A cycle whose `tr_idle` was 0 with no issue while a launched warp lived, and its
     /// report: an error unless a fault record comes within [`IDLE_FAULT_SLACK`] cycles (a
     /// fault halts the SMs, which ends `idle`, a cycle or two before the top level reports it).
@@ -1009,6 +1012,7 @@ impl<'a> Checker<'a> {
                 sms
             ],
             launched: vec![0; sms],
+            ever_launched: vec![0; sms],
             idle_suspect: None,
             kernel_cycle: 0,
             context,
@@ -1118,6 +1122,7 @@ impl<'a> Checker<'a> {
             self.launched[s] &= !o.cta.map_or(0, |c| c.warps);
             let launched = self.launched[s];
             self.launched[s] |= o.sched.launch;
+
             if o.issue.is_some() {
                 continue;
             }
@@ -1387,6 +1392,9 @@ impl<'a> Checker<'a> {
                 l.join(", ")
             }
         };
+        // Slots never launched since reset wait long (from their launch's cycle on, either).
+        self.ever_launched[sm as usize] |= o.sched.launch;
+        let never = !self.ever_launched[sm as usize] & (u64::MAX >> (64 - warps));
         // The SM's contract with the scheduler (docs/microarch/scheduler.md), checked on every
         // policy, so the signals are verified where the reference does not read them.
         let broken = |summary: String, note: String| {
@@ -1402,6 +1410,17 @@ impl<'a> Checker<'a> {
             ))
         };
         let all_warps = u64::MAX >> (64 - warps);
+        let short = never & !o.sched.long;
+        if checking && short != 0 {
+            return broken(
+                format!(
+                    "warp slot(s) {} never launched but not waiting long (tr_long {:#x}): a slot that is not launched waits long",
+                    warp_list(short),
+                    o.sched.long
+                ),
+                "docs/microarch/scheduler.md, \"Contract with the SM\"".into(),
+            );
+        }
         // The ports are 64 bits wide for every configuration: a bit of a warp the configuration
         // lacks is a wrong output even though no reference reads it.
         let beyond = (o.sched.ready | o.sched.launch | o.sched.long) & !all_warps;

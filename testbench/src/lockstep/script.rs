@@ -329,6 +329,21 @@ pub fn ideal_script(
         }
         k += 1;
     }
+    // A slot not yet launched waits long in every cycle, also in those the scheduler loop above
+    // did not play (the start pulse, after a fault, up to the end the checker sees).
+    let end = done_at
+        .or(fault_at.map(|(at, _)| at + super::FAULT_HOLD_CYCLES))
+        .unwrap_or(0);
+    while (cycles.len() as u64) <= end {
+        cycles.push(vec![ScriptSm::default(); sms]);
+    }
+    let mut ever = vec![0u64; sms];
+    for c in &mut cycles {
+        for (s, o) in c.iter_mut().enumerate() {
+            ever[s] |= o.sched.launch;
+            o.sched.long |= all_warps & !ever[s];
+        }
+    }
     Ok(Script {
         sms,
         lanes,
@@ -574,8 +589,16 @@ impl Script {
             );
         }
         v.push_str("    always @(*) begin\n");
+        // `tr_long` outside the script (the start pulse, before `start`): the first cycle's,
+        // every slot not launched.
+        let idle_long: Vec<u64> = (0..sms)
+            .map(|s| self.cycles.first().map_or(0, |c| c[s].sched.long))
+            .collect();
         for r in &regs {
             let _ = writeln!(v, "        {r} = 0;");
+        }
+        for (s, l) in idle_long.iter().enumerate() {
+            let _ = writeln!(v, "        {} = 64'h{l:016x};", sm_port("tr_long", s));
         }
         v.push_str("        if (running) begin\n            case (k)\n");
         for (k, c) in self.cycles.iter().enumerate() {
@@ -607,12 +630,12 @@ impl Script {
                     set("tr_st_size", format!("2'd{}", r.size));
                     set("tr_st_mask", format!("32'h{:08x}", r.mask));
                 }
-                for (n, v) in [
-                    ("tr_ready", o.sched.ready),
-                    ("tr_launch", o.sched.launch),
-                    ("tr_long", o.sched.long),
+                for (n, v, idle) in [
+                    ("tr_ready", o.sched.ready, 0),
+                    ("tr_launch", o.sched.launch, 0),
+                    ("tr_long", o.sched.long, idle_long[s]),
                 ] {
-                    if v != 0 {
+                    if v != idle {
                         set(n, format!("64'h{v:016x}"));
                     }
                 }

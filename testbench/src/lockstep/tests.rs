@@ -788,10 +788,8 @@ fn a_fault_without_lane_or_address_must_say_none() {
     let (_, f) = script.fault_at.unwrap();
     assert_eq!(FaultCause::from_code(f.cause), Some(FaultCause::Breakpoint));
     assert_eq!((f.lane, f.addr), (warpforge_isa::NO_LANE, 0));
-    assert!(matches!(
-        st.check(&script, &CosimOptions::default()),
-        Ok((CosimOutcome::Fault(_), _))
-    ));
+    let r = st.check(&script, &CosimOptions::default());
+    assert!(matches!(r, Ok((CosimOutcome::Fault(_), _))), "{r:?}");
     for (lane, addr, field) in [
         (0x7f, 0, "fault lane"),
         (0, 0, "fault lane"),
