@@ -131,15 +131,7 @@ fn store_gtid_model(cfg: &GpuConfig, image: &KernelImage, grid: u32, block: u32)
     let out = gpu.alloc(4 * grid * block).unwrap();
     let param = gpu.alloc(4).unwrap();
     gpu.write(param, &out.to_le_bytes()).unwrap();
-    (
-        gpu,
-        Launch {
-            grid,
-            block,
-            param,
-            cta_base: 0,
-        },
-    )
+    (gpu, Launch::new(grid, block, param))
 }
 
 #[test]

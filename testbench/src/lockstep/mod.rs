@@ -124,6 +124,18 @@ pub struct Launch {
     pub cta_base: u32,
 }
 
+impl Launch {
+    /// A launch of `grid` CTAs of `block` threads, CTAs numbered from 0.
+    pub fn new(grid: u32, block: u32, param: u32) -> Self {
+        Launch {
+            grid,
+            block,
+            param,
+            cta_base: 0,
+        }
+    }
+}
+
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct CosimOptions {

@@ -193,15 +193,7 @@ fn words_setup(
             let out = gpu.alloc(4 * grid * block + 64).unwrap();
             let param = gpu.alloc(4).unwrap();
             gpu.write(param, &bytes(&[out])).unwrap();
-            (
-                gpu,
-                Launch {
-                    grid,
-                    block,
-                    param,
-                    cta_base: 0,
-                },
-            )
+            (gpu, Launch::new(grid, block, param))
         }),
     }
 }
