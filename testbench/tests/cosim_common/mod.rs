@@ -49,7 +49,7 @@ pub fn place_case(cfg: &GpuConfig, image: &KernelImage, case: &Case) -> (Gpu, La
             grid: case.grid,
             block: case.block,
             param,
-            cta_base: 0,
+            cta_base: case.cta_base,
         },
         addrs,
     )
