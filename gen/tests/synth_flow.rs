@@ -255,6 +255,50 @@ fn the_estimate_counts_luts_flip_flops_memories_and_multipliers() {
     assert!(out.json.ends_with("estimate.json"));
 }
 
+/// The SM's operand copies (hdl/src/dispatch_register.rs) are identical registers, one per
+/// unit; both scripts keep them apart where `opt_merge` would make one of them. A design shaped
+/// like the SM's: an instance `dreg` holding two copies `alu_data` and `mul_data` of one input
+/// (merged, they would be 8 flip-flops, and the wrapper's XOR registers of `a` and `b` would
+/// merge too).
+#[test]
+fn the_operand_copies_survive_synthesis_as_separate_flip_flops() {
+    let dir = tempfile::tempdir().unwrap();
+
+    let v = "module copy(clock, d$0, q$0);\n\
+        input wire clock; input wire [7:0] d$0; output reg [7:0] q$0;\n\
+        always @(posedge clock) q$0 <= d$0;\nendmodule\n\
+        module pair(clock, d, a, b);\n\
+        input wire clock; input wire [7:0] d; output wire [7:0] a; output wire [7:0] b;\n\
+        copy alu_data(.clock(clock), .d$0(d), .q$0(a));\n\
+        copy mul_data(.clock(clock), .d$0(d), .q$0(b));\nendmodule\n\
+        module copies(clock, reset, d, a, b);\n\
+        input wire clock; input wire reset; input wire [7:0] d;\n\
+        output wire [7:0] a; output wire [7:0] b;\n\
+        pair dreg(.clock(clock), .d(reset ? 8'h0 : d), .a(a), .b(b));\nendmodule\n";
+    let design = Design {
+        label: "copies".into(),
+        id: "copies".into(),
+        verilog: v.into(),
+        top: "copies".into(),
+        clock: "clock".into(),
+        reset: Some("reset".into()),
+    };
+    let out = synth::run(
+        &design,
+        &flow(&dir.path().join("run"), &dir.path().join("cache"), true, 1),
+        &|_| {},
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"));
+    let r = &out.report;
+    // The two copies and the wrapper's.
+    assert_eq!(
+        r.resource("FF").unwrap().used,
+        16 + r.wrapper.ffs as u64,
+        "{}",
+        synth::table(r, false)
+    );
+}
+
 /// The whole GPU of `tiny` through the command line (10–40 minutes, ~1 GB).
 #[test]
 #[ignore]

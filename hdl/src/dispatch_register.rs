@@ -10,10 +10,13 @@
 //! slot one cycle further ahead and counts a unit as busy while this register holds an
 //! instruction for it).
 //!
-//! * `d_*` are sampled at every edge; `e_*` are their values from the previous cycle, except
-//!   the operands: each unit has its own copy (`e_alu_data` … `e_bu_data`), loaded only at an
-//!   edge where `d_load_<unit>` is high (always when `d_to_<unit>` is), so in the cycle after
-//!   `d_to_<unit>` it holds the operands of the instruction that went to that unit.
+//! * `d_*` are sampled at every edge; `e_*` are their values from the previous cycle. The
+//!   operands are sampled once per unit (`e_alu_data` … `e_bu_data`): identical copies, each
+//!   to be placed beside its unit. They load at every edge, with no enable: a unit reads its
+//!   copy only in the cycle after its `d_to_<unit>`, so a held value would never be seen (the
+//!   mutation run found every hold path undetectable and unprovable, docs/mutation.md), and
+//!   an enable per copy put the dispatch decision's fan-out on the critical path. Synthesis
+//!   keeps the copies apart ([`OPERAND_COPIES`]): yosys would otherwise merge them into one.
 //! * `d_to_*` say which unit the instruction enters (a `jalr` enters the ALU and the branch
 //!   unit); `reset` (synchronous) clears them, so after reset no unit receives anything.
 
@@ -36,15 +39,6 @@ pub struct DispatchRegister<const L: usize> {
     pub d_to_div: Signal<In, Bit>,
     pub d_to_lsu: Signal<In, Bit>,
     pub d_to_bu: Signal<In, Bit>,
-    /// Load the unit's operand copy: high whenever the matching `d_to_*` is (the SM drives
-    /// them from the offered instruction's route, before the dispatch decision, so the copies'
-    /// enables do not wait for it); high in other cycles too, as the units read their copy only
-    /// in the cycle after their `d_to_*`.
-    pub d_load_alu: Signal<In, Bit>,
-    pub d_load_mul: Signal<In, Bit>,
-    pub d_load_div: Signal<In, Bit>,
-    pub d_load_lsu: Signal<In, Bit>,
-    pub d_load_bu: Signal<In, Bit>,
     pub e_to_alu: Signal<Out, Bit>,
     pub e_to_mul: Signal<Out, Bit>,
     pub e_to_div: Signal<Out, Bit>,
@@ -102,10 +96,9 @@ pub struct DispatchRegister<const L: usize> {
     pub e_is_exit: Signal<Out, Bit>,
     pub e_is_tmc: Signal<Out, Bit>,
     pub e_rd_valid: Signal<Out, Bit>,
-    // ---- operands: `d_data[s * L + l]` = lane `l` of source `s`. One copy per unit, loaded
-    // when the offered instruction's route names that unit (`d_load_*`) and held otherwise: the ALU,
-    // multiplier, divider and load/store unit read sources 0 and 1 (`2L` words), the branch
-    // unit every source. Each copy can be placed beside its unit; one register read by all five
+    // ---- operands: `d_data[s * L + l]` = lane `l` of source `s`. One copy per unit, loaded at
+    // every edge: the ALU, multiplier, divider and load/store unit read sources 0 and 1 (`2L`
+    // words), the branch unit every source. Each copy can be placed beside its unit; one register read by all five
     // units was the most congested net group of `small`'s routing (docs/fpga.md).
     pub d_data: Vec<Signal<In, Bits<32>>>,
     pub e_alu_data: Vec<Signal<Out, Bits<32>>>,
@@ -175,11 +168,6 @@ impl<const L: usize> DispatchRegister<L> {
             d_to_div: Default::default(),
             d_to_lsu: Default::default(),
             d_to_bu: Default::default(),
-            d_load_alu: Default::default(),
-            d_load_mul: Default::default(),
-            d_load_div: Default::default(),
-            d_load_lsu: Default::default(),
-            d_load_bu: Default::default(),
             e_to_alu: Default::default(),
             e_to_mul: Default::default(),
             e_to_div: Default::default(),
@@ -369,32 +357,17 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.is_tmc.d.next = self.d_is_tmc.val();
         self.rd_valid.d.next = self.d_rd_valid.val();
         for i in 0..self._n2 {
-            self.alu_data.d[i].next = self.alu_data.q[i].val();
-            if self.d_load_alu.val() {
-                self.alu_data.d[i].next = self.d_data[i].val();
-            }
-            self.mul_data.d[i].next = self.mul_data.q[i].val();
-            if self.d_load_mul.val() {
-                self.mul_data.d[i].next = self.d_data[i].val();
-            }
-            self.div_data.d[i].next = self.div_data.q[i].val();
-            if self.d_load_div.val() {
-                self.div_data.d[i].next = self.d_data[i].val();
-            }
-            self.lsu_data.d[i].next = self.lsu_data.q[i].val();
-            if self.d_load_lsu.val() {
-                self.lsu_data.d[i].next = self.d_data[i].val();
-            }
+            self.alu_data.d[i].next = self.d_data[i].val();
+            self.mul_data.d[i].next = self.d_data[i].val();
+            self.div_data.d[i].next = self.d_data[i].val();
+            self.lsu_data.d[i].next = self.d_data[i].val();
             self.e_alu_data[i].next = self.alu_data.q[i].val();
             self.e_mul_data[i].next = self.mul_data.q[i].val();
             self.e_div_data[i].next = self.div_data.q[i].val();
             self.e_lsu_data[i].next = self.lsu_data.q[i].val();
         }
         for i in 0..self._n {
-            self.bu_data.d[i].next = self.bu_data.q[i].val();
-            if self.d_load_bu.val() {
-                self.bu_data.d[i].next = self.d_data[i].val();
-            }
+            self.bu_data.d[i].next = self.d_data[i].val();
             self.e_bu_data[i].next = self.bu_data.q[i].val();
         }
         self.e_to_alu.next = self.to_alu.q.val();
@@ -429,6 +402,12 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.e_rd_valid.next = self.rd_valid.q.val();
     }
 }
+
+/// The yosys selection of the operand copies' flip-flops in a flattened design (the SM's
+/// instance of this register is `dreg`; the copies' registers are `<unit>_data`). The synthesis
+/// scripts (gen/src/synth) mark them `keep` so that `opt_merge` does not merge the five copies,
+/// which share their inputs, into one.
+pub const OPERAND_COPIES: &str = "w:*.dreg.*_data.q$* %ci1 t:$dff %i";
 
 /// Verilog of the dispatch register for `sources` operands of `L` lanes, top module `name`.
 pub fn dispatch_register_verilog<const L: usize>(

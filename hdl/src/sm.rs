@@ -1282,11 +1282,6 @@ impl<const L: usize> Logic for Sm<L> {
 
                     // Dispatch register (hdl/src/dispatch_register.rs).
                     self.dreg.d_to_alu.next = self.d_fire.val() & self.need_alu.val();
-                    self.dreg.d_load_alu.next = self.need_alu.val();
-                    self.dreg.d_load_mul.next = self.need_mul.val();
-                    self.dreg.d_load_div.next = self.need_div.val();
-                    self.dreg.d_load_lsu.next = self.need_lsu.val();
-                    self.dreg.d_load_bu.next = self.need_bu.val();
                     self.dreg.d_to_mul.next = self.d_fire.val() & self.need_mul.val();
                     self.dreg.d_to_div.next = self.d_fire.val() & self.need_div.val();
                     self.dreg.d_to_lsu.next = self.d_fire.val() & self.need_lsu.val();

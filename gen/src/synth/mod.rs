@@ -20,6 +20,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use warpforge_config::GpuConfig;
+use warpforge_hdl::dispatch_register::OPERAND_COPIES;
 use warpforge_hdl::top::{TopOptions, TracePorts, TOP_NAME};
 
 use parse::{ClockFmax, CriticalPath, Overflow, Utilisation};
@@ -331,15 +332,27 @@ fn sha256_hex(data: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The script's first steps: read the design and its wrapper, flatten, and mark the SM's
+/// operand copies `keep` (hdl/src/dispatch_register.rs: identical registers, one beside each
+/// unit, that `opt_merge` would otherwise merge into one). Nothing else in the design is kept.
+fn read_and_keep_copies() -> String {
+    format!(
+        "read_verilog {TOP_NAME}.v\nread_verilog {OOC_NAME}.v\n\
+         hierarchy -check -top {OOC_NAME}\nproc\nflatten\n\
+         setattr -set keep 1 {OPERAND_COPIES}\n"
+    )
+}
+
+
 /// The yosys script of the place-and-route flow. `-abc9`: ABC maps with the ECP5's cell
 /// delays and packs multiplexers far better than the default script; `-nowidelut`: 4-input LUTs
 /// only, because ABC9's 5- to 7-input LUTs are built of LUT4s, some with constant inputs, and
 /// cost more LUTs and Fmax than they save (docs/fpga.md, "The flow").
 fn synth_script() -> String {
     format!(
-        "read_verilog {TOP_NAME}.v\nread_verilog {OOC_NAME}.v\n\
-         synth_ecp5 -abc9 -nowidelut -top {OOC_NAME} -json synth.json\n\
-         tee -q -o synth-stat.json stat -json\n"
+        "{}synth_ecp5 -abc9 -nowidelut -top {OOC_NAME} -json synth.json\n\
+         tee -q -o synth-stat.json stat -json\n",
+        read_and_keep_copies()
     )
 }
 
@@ -347,13 +360,12 @@ fn synth_script() -> String {
 /// counted, multipliers counted), then every gate mapped to 4-input LUTs by ABC.
 fn estimate_script() -> String {
     format!(
-        "read_verilog {TOP_NAME}.v\nread_verilog {OOC_NAME}.v\n\
-         hierarchy -check -top {OOC_NAME}\n\
-         proc\nflatten\nopt_expr\nopt_clean\nopt -nodffe -nosdff\nwreduce\npeepopt\nopt_clean\n\
+        "{}opt_expr\nopt_clean\nopt -nodffe -nosdff\nwreduce\npeepopt\nopt_clean\n\
          tee -q -o estimate-coarse.json stat -json\n\
          alumacc\nshare\nopt\nmemory -nomap\nopt_clean\n\
          techmap\nopt -fast\nabc -lut 4\nopt -fast\n\
-         tee -q -o estimate-stat.json stat -json\n"
+         tee -q -o estimate-stat.json stat -json\n",
+        read_and_keep_copies()
     )
 }
 
