@@ -1,19 +1,19 @@
 /*
  * csr_all - every CSR of docs/isa.md §3.2, read by every thread.
  *
- * Parameters: out (u32 *, 16 words per thread), raw (u32 *, 5 words per thread).
+ * Parameters: out (u32 *, 16 words per thread), raw (u32 *, 6 words per thread).
  * out[gtid*16 + j]:
  *   0 tid  1 ctaid  2 ntid  3 nctaid  4 gtid  5 laneid  6 warpid < nwarps (1)
  *   7 smid < nsms (1)  8 nlanes  9 nwarps
  *   10 nsms  11 tmask (uniform code)  12 tmask read on each side of a lane-parity branch
  *   (odd lanes: the mask; even lanes: the mask | 0x80000000)  13 param == a0 (1)
- *   14 instret after - before, three instructions apart (3), 15 cycleh | instreth (0, and
+ *   14 instret after - before, three instructions apart (3), 15 instreth (0, and
  *   1 << 16 unless a later cycle read is larger than an earlier one)
- * raw[gtid*5 + j]: 0 stack_top, 1 cycle, 2 param, 3 warpid, 4 smid: values the Rust
+ * raw[gtid*6 + j]: 0 stack_top, 1 cycle, 2 param, 3 warpid, 4 smid, 5 cycleh: values the Rust
  * reference does not predict (they depend on the memory size, the RTL's timing, the host's
  * placement, and on which SM and slots the RTL's dispatcher gives a CTA, which lock-step lets
- * differ from docs/isa.md §6's order), but lock-step co-simulation compares every one of them
- * with the golden model.
+ * differ from docs/isa.md §6's order, and on the counter base co-simulation starts the cycle
+ * counter from), but lock-step co-simulation compares every one of them with the golden model.
  */
 #include "warpforge.h"
 
@@ -27,7 +27,7 @@ WF_KERNEL(p)
     const struct params *q = p;
     uint32_t g = wf_gtid();
     uint32_t *o = q->out + g * 16;
-    uint32_t *r = q->raw + g * 5;
+    uint32_t *r = q->raw + g * 6;
     o[0] = wf_tid();
     o[1] = wf_ctaid();
     o[2] = wf_ntid();
@@ -51,7 +51,7 @@ WF_KERNEL(p)
     }
     o[12] = m;
     o[13] = wf_param() == (uint32_t)p;
-    uint32_t i0, i1, c0, c1, hi;
+    uint32_t i0, i1, c0, c1, hi, ih;
     __asm__ volatile("csrr %0, 0xC02\n\t"
                      "csrr %1, 0xC00\n\t"
                      "nop\n\t"
@@ -59,16 +59,14 @@ WF_KERNEL(p)
                      "csrr %3, 0xC00"
                      : "=&r"(i0), "=&r"(c0), "=&r"(i1), "=&r"(c1));
     __asm__ volatile("csrr %0, 0xC80\n\t"
-                     "csrr t0, 0xC82\n\t"
-                     "or %0, %0, t0"
-                     : "=&r"(hi)
-                     :
-                     : "t0");
+                     "csrr %1, 0xC82"
+                     : "=&r"(hi), "=&r"(ih));
     o[14] = i1 - i0;
-    o[15] = hi | (c1 > c0 ? 0 : 1u << 16);
+    o[15] = ih | (c1 > c0 ? 0 : 1u << 16);
     r[0] = wf_stack_top();
     r[1] = c0;
     r[2] = wf_param();
     r[3] = warp;
     r[4] = sm;
+    r[5] = hi;
 }

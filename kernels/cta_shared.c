@@ -1,7 +1,10 @@
 /*
  * cta_shared - several CTAs resident on one SM at once, each in its own shared-memory window.
  *
- * CTA_SHARED_WORDS words of static shared memory per CTA. Every thread, for r in 0..rounds:
+ * CTA_SHARED_WORDS words of static shared memory per CTA. Every thread first adds its words
+ * sh[w] (w = tid, tid + ntid, …) to acc before anything is stored: zero, since a CTA's shared
+ * memory is zero when it starts (docs/isa.md; the third case runs twice as many CTAs as fit,
+ * so later CTAs start in windows earlier ones filled). Then, for r in 0..rounds:
  * writes sh[(w + r) % 64] = (ctaid << 20) ^ (r << 12) ^ w for its words w = tid, tid + ntid,
  * …; waits (three dependent divides, so that the other resident CTAs write their windows
  * meanwhile; acc += the last quotient & 1); barrier; acc += sh[(tid + 1 + r) % 64]; barrier.
@@ -28,6 +31,8 @@ WF_KERNEL(p)
     const struct params *q = p;
     uint32_t tid = wf_tid(), cta = wf_ctaid(), ntid = wf_ntid();
     uint32_t acc = 0;
+    for (uint32_t w = tid; w < CTA_SHARED_WORDS; w += ntid)
+        acc += sh[w];
     for (uint32_t r = 0; r < q->rounds; r++) {
         for (uint32_t w = tid; w < CTA_SHARED_WORDS; w += ntid)
             sh[(w + r) % CTA_SHARED_WORDS] = (cta << 20) ^ (r << 12) ^ w;

@@ -94,6 +94,7 @@ pub fn run_case(
         block: case.block,
         param: placed.param,
         cta_base: case.cta_base,
+        counter_base: case.counter_base,
     };
     let result = cosim(cfg, image, gpu, launch, opts);
     let mut reference = Vec::new();

@@ -705,6 +705,7 @@ fn custom_case(grid: Option<u32>, block: Option<u32>, args: &[String]) -> Result
         buffers,
         params,
         cta_base: 0,
+        counter_base: warpforge_kernels::COUNTER_BASE,
         expected_fault: None,
     })
 }

@@ -621,13 +621,15 @@ fn cosim_end_to_end_on_a_replayed_rtl() {
     let case = k.default_case(&limits, 1);
     let mut gpu = warpforge_sim::Gpu::new(&cfg, &image).unwrap();
     let placed = warpforge::host::place(&mut gpu, &case).unwrap();
-    let launch = Launch {
-        grid: case.grid,
-        block: case.block,
-        param: placed.param,
-        cta_base: 0,
-    };
-    let script = ideal_script(&cfg, gpu, launch, kernel_start_cycle(&image), 1_000_000).unwrap();
+    let launch = Launch::new(case.grid, case.block, placed.param);
+    let script = ideal_script(
+        &cfg,
+        gpu,
+        launch,
+        kernel_start_cycle(&image, launch.counter_base),
+        1_000_000,
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("replay.v");
     std::fs::write(&good, script.verilog()).unwrap();

@@ -7,7 +7,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::{
-    words_to_bytes, Buffer, Case, ExpectedFault, FaultAddr, KernelSpec, Limits, Param, SENTINEL,
+    words_to_bytes, Buffer, Case, ExpectedFault, FaultAddr, KernelSpec, Limits, Param,
+    COUNTER_BASE, SENTINEL,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -242,6 +243,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: fault_sys_cases,
     },
     KernelSpec {
+        name: "fault_decode",
+        source: "fault_decode.c",
+        about: "faults on purpose: load funct3 3 and 6, store funct3 3, branch funct3 2, jalr funct3 1, sll funct7 0x20, opcode 0x7f (illegal-instruction)",
+        shape: FAULT_SHAPE,
+        shared_bytes: 0,
+        cases: fault_decode_cases,
+    },
+    KernelSpec {
         name: "fault_csr",
         source: "fault_csr.c",
         about: "faults on purpose: csrrw, csrrs rs1!=0, csrrci uimm!=0, unknown CSRs 0xCCE, 0xC01",
@@ -423,6 +432,7 @@ fn vecadd_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -463,6 +473,7 @@ fn saxpy_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -521,6 +532,7 @@ fn reduce_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![input("in", &input_words), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -607,6 +619,7 @@ fn divergent_loop_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(nthreads),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -667,6 +680,7 @@ fn nested_divergence_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -716,6 +730,7 @@ fn trip_count_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(TRIP_MAX_STEPS),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -793,6 +808,7 @@ fn matmul_tiled_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -837,6 +853,7 @@ fn transpose_case(
             Param::Word(cols),
         ],
         cta_base: 0,
+        counter_base: COUNTER_BASE,
         expected_fault: None,
     }
 }
@@ -949,6 +966,7 @@ fn divergent_call_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -995,6 +1013,7 @@ fn alu_mix_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(mix_seed),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1074,7 +1093,7 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             let out = csr_all_ref(limits, grid, block);
             // Unchecked words start random, so every seed gives other buffers.
             let mut rng = rng_for(seed, "csr_all", idx);
-            let raw: Vec<u32> = (0..5 * n).map(|_| rng.gen()).collect();
+            let raw: Vec<u32> = (0..6 * n).map(|_| rng.gen()).collect();
             Case {
                 kernel: "csr_all",
                 label: format!("grid={grid} block={block}"),
@@ -1090,6 +1109,7 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 ],
                 params: vec![Param::Buffer(0), Param::Buffer(1)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1252,6 +1272,7 @@ fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1356,6 +1377,7 @@ fn hazards_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1421,6 +1443,7 @@ fn sb_full_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(n),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1476,6 +1499,7 @@ fn sb_full_addi_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![input("mem", &mem), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1555,6 +1579,7 @@ fn in_out_rounds_cases(
                     Param::Word(rounds),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1631,6 +1656,7 @@ fn entry_top_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![input("in", &words), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1669,6 +1695,7 @@ fn cta_ids_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![output("out", &cta_ids_ref(grid, block, base))],
                 params: vec![Param::Buffer(0), Param::Word(base)],
                 cta_base: base,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1725,6 +1752,7 @@ fn return_lanes_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![input("in", &values), output("out", &out)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(n)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1841,6 +1869,7 @@ fn tmc_masks_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Buffer(3),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1911,6 +1940,7 @@ fn cta_shared_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![output("out", &out), inout("window", &init, &window)],
                 params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(rounds)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -1974,6 +2004,7 @@ fn barrier_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![inout("out", &init, &out)],
                 params: vec![Param::Buffer(0)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -2059,6 +2090,7 @@ fn barrier_late_cta_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(delay_warp),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: None,
             }
         })
@@ -2130,6 +2162,7 @@ fn fault_cases(
                     Param::Word(vtid),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: Some(f),
             });
         }
@@ -2168,6 +2201,7 @@ fn huge_grid_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![inout("out", &init, &init)],
                 params: vec![Param::Buffer(0)],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: Some(fault_at("breakpoint", "wf_fault_ebreak")),
             }
         })
@@ -2190,6 +2224,34 @@ fn fault_sys_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             ("ebreak", &|_, _| fault_at("breakpoint", "wf_fault_ebreak")),
         ],
     )
+}
+
+fn fault_decode_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let illegal = |f: &'static str| fault_at("illegal-instruction", f);
+    let mut cases = fault_cases(
+        "fault_decode",
+        limits,
+        seed,
+        &[
+            ("load-funct3-3", &|_, _| illegal("fd_ld")),
+            ("load-funct3-6", &|_, _| illegal("fd_lwu")),
+            ("store-funct3-3", &|_, _| illegal("fd_sd")),
+            ("branch-funct3-2", &|_, _| illegal("fd_br2")),
+            ("jalr-funct3-1", &|_, _| illegal("fd_jalr1")),
+            ("sll-funct7-20", &|_, _| illegal("fd_sll20")),
+            ("opcode-7f", &|_, _| illegal("fd_op7f")),
+        ],
+    );
+    // One victim per encoding, the victims in turn (fault_sys already varies the fault
+    // record's SM, warp and lane over all four for each of its causes).
+    let n = 7;
+    let mut i = 0;
+    cases.retain(|_| {
+        let keep = (i / n) == (i % n) % 4;
+        i += 1;
+        keep
+    });
+    cases
 }
 
 fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
@@ -2377,6 +2439,7 @@ fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(vtid),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: Some(ExpectedFault {
                     sm: u32::from(limits.sms >= 2),
                     warp: vtid / limits.lanes,
@@ -2494,6 +2557,7 @@ fn wild_case(
             Param::Word(value),
         ],
         cta_base: 0,
+        counter_base: COUNTER_BASE,
         expected_fault: Some(fault(warp, lane)),
     }
 }
@@ -2695,6 +2759,7 @@ fn fetch_race_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     Param::Word(jumper),
                 ],
                 cta_base: 0,
+                counter_base: COUNTER_BASE,
                 expected_fault: Some(ExpectedFault {
                     cause: "out-of-range-fetch",
                     sm: 0,

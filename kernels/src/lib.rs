@@ -52,6 +52,22 @@ pub enum Param {
     Buffer(usize),
 }
 
+/// The counter bases co-simulation starts runs from (docs/verification.md, "Counters"). Each
+/// has its low word just below the 32-bit wrap, so every bit of a 32-bit counter toggles in a
+/// short run and the carry into `cycleh` happens early; together they set every bit of the
+/// high word both ways before and after that carry (0xFFFFFFFF → 0, 0x55555554 → 0x55555555,
+/// 0xAAAAAAA9 → 0xAAAAAAAA) and every bit of the low byte both ways (0x00, 0xA5, 0x5A). With
+/// one base, `cycleh` was always read after its wrap, as 0, and bit 2 of the base was never 1:
+/// mutants in both passed every run (docs/mutation.md).
+pub const COUNTER_BASES: [u64; 3] = [
+    0xFFFF_FFFF_FFFF_FF00,
+    0x5555_5554_FFFF_FFA5,
+    0xAAAA_AAA9_FFFF_FF5A,
+];
+
+/// The counter base of runs that are not a kernel's case (random programs, scripts).
+pub const COUNTER_BASE: u64 = COUNTER_BASES[0];
+
 /// A complete launch: shape, memory and parameters, with the expected results.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
@@ -70,6 +86,11 @@ pub struct Case {
     /// co-simulation can set it (the RTL's verification ports `cta_base`/`gtid_base`); the
     /// model runs it with `Gpu::set_cta_base`.
     pub cta_base: u32,
+    /// What reset loads into the counters in co-simulation (`cycle`/`cycleh`, each SM's
+    /// performance counters and each warp's `instret`): one of [`COUNTER_BASES`], every
+    /// kernel's cases taking them in turn ([`KernelSpec::cases`]). The ISA's value is 0; only
+    /// co-simulation can set it (the RTL's verification port `ctr_base`).
+    pub counter_base: u64,
     /// `Some`: the case must stop on exactly this fault (docs/isa.md §8). It passes when the
     /// kernel faults with every field equal and fails otherwise, also when it finishes;
     /// output buffers are not compared.
@@ -257,7 +278,11 @@ impl KernelSpec {
     /// Empty if the kernel cannot run within `limits` at all (e.g. its static shared memory is
     /// larger than `smem_bytes`, or it needs a larger block than `max_block`).
     pub fn cases(&self, limits: &Limits, seed: u64) -> Vec<Case> {
-        (self.cases)(limits, seed)
+        let mut cases = (self.cases)(limits, seed);
+        for (i, c) in cases.iter_mut().enumerate() {
+            c.counter_base = COUNTER_BASES[i % COUNTER_BASES.len()];
+        }
+        cases
     }
 
     /// The representative launch: the first case with several CTAs and a partial last warp,

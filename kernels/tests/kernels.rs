@@ -7,7 +7,7 @@ use common::temp_dir;
 use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
-use warpforge_kernels::{all, build, by_name, BuildError, Case, Limits, Param};
+use warpforge_kernels::{all, build, by_name, BuildError, Case, Limits, Param, COUNTER_BASES};
 
 const TINY: Limits = Limits {
     lanes: 4,
@@ -432,6 +432,16 @@ WF_KERNEL(arg)
 fn check_cases(limits: &Limits) {
     for spec in all() {
         let cases = spec.cases(limits, 7);
+        // The counter bases in turn (docs/verification.md, "Counters"): every base in a
+        // kernel with three or more cases.
+        for (n, c) in cases.iter().enumerate() {
+            assert_eq!(
+                c.counter_base,
+                COUNTER_BASES[n % 3],
+                "{} case {n}",
+                spec.name
+            );
+        }
         let who = format!("{} {limits:?}", spec.name);
         // Workloads: 3-5 shapes. Kernels that fault on purpose: four cases per fault (victims
         // on two SMs, four warps and four lanes), fault_ctrl's wild fetches once per warp
@@ -586,6 +596,7 @@ fn names_and_sources() {
             "barrier_late_cta",
             "huge_grid",
             "fault_sys",
+            "fault_decode",
             "fault_csr",
             "fault_mem",
             "fault_ctrl",

@@ -140,7 +140,7 @@ fn ideal_replay_passes_and_a_corrupted_one_is_caught_with_a_vcd() {
     let image = store_gtid();
     let (grid, block) = (3, 6);
     let (gpu, launch) = store_gtid_model(&cfg, &image, grid, block);
-    let base = kernel_start_cycle(&image);
+    let base = kernel_start_cycle(&image, launch.counter_base);
     let script = ideal_script(&cfg, gpu, launch, base, 100_000).unwrap();
     let issues = script.find(|o| o.issue.is_some()).len() as u64;
 
@@ -269,7 +269,7 @@ fn ideal_replay_of_a_random_program_on_two_sms() {
     };
     let p = generate(5, cfg.lanes, cfg.warps * cfg.lanes, &opts);
     let s = random_setup(&cfg, &p);
-    let base = kernel_start_cycle(&s.image);
+    let base = kernel_start_cycle(&s.image, s.launch.counter_base);
     let script = ideal_script(&cfg, s.gpu, s.launch, base, 1_000_000).unwrap();
     assert!(
         !script

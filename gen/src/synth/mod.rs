@@ -343,7 +343,6 @@ fn read_and_keep_copies() -> String {
     )
 }
 
-
 /// The yosys script of the place-and-route flow. `-abc9`: ABC maps with the ECP5's cell
 /// delays and packs multiplexers far better than the default script; `-nowidelut`: 4-input LUTs
 /// only, because ABC9's 5- to 7-input LUTs are built of LUT4s, some with constant inputs, and

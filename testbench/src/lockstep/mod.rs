@@ -49,7 +49,7 @@
 //!   RTL raises `fault` for an instruction it never reported as issued, the model steps that
 //!   warp and must fault the same way. Either way the run ends successfully with
 //!   [`CosimOutcome::Fault`], like the model's own run.
-//! * **counters**, every cycle: reset loads [`COUNTER_BASE`] through `ctr_base` (just below
+//! * **counters**, every cycle: reset loads the launch's counter base through `ctr_base` (just below
 //!   the wrap, so every counter bit toggles in a short run); `cycle_count` must be
 //!   [`kernel_start_cycle`] plus the kernel cycle, and each SM's `ctr_issued`, `ctr_idle` and
 //!   `ctr_conflicts` the base plus its events so far (issue records, `tr_idle`, the banks set
@@ -122,6 +122,9 @@ pub struct Launch {
     /// The first CTA's number, 0 but in directed tests of the CTA numbering's high bits
     /// (the verification ports `cta_base`/`gtid_base`, [`Gpu::set_cta_base`]).
     pub cta_base: u32,
+    /// What reset loads into the counters through the verification port `ctr_base`
+    /// ([`COUNTER_BASE`] but in a kernel's cases, which take `COUNTER_BASES` in turn).
+    pub counter_base: u64,
 }
 
 impl Launch {
@@ -132,6 +135,7 @@ impl Launch {
             block,
             param,
             cta_base: 0,
+            counter_base: COUNTER_BASE,
         }
     }
 }
@@ -332,7 +336,7 @@ pub enum EventKind {
 #[derive(Clone, Copy, Debug)]
 pub struct TraceEvent<'a> {
     pub kind: EventKind,
-    /// Cycles since reset: the RTL's `cycle_count` less `COUNTER_BASE`.
+    /// Cycles since reset: the RTL's `cycle_count` less the counter base.
     pub cycle: u64,
     pub kernel_cycle: u64,
     pub sm: u32,
@@ -635,7 +639,7 @@ pub fn cosim_observed(
 
     let mut sess = Session::new(m, ports, cfg, &opts.mem, initial.clone());
     sess.prepare(image, &launch);
-    let mut ck = Checker::new(cfg, image, model, opts, context);
+    let mut ck = Checker::new(cfg, image, model, launch.counter_base, opts, context);
     let t0 = Instant::now();
     let result = run_loop(&mut sess, &mut ck, opts, observer);
     let wall = t0.elapsed();
@@ -853,11 +857,13 @@ struct Checker<'a> {
     /// Per SM: the reference warp scheduler, stepped with the RTL's scheduler inputs.
     schedulers: Vec<warpforge_sim::scheduler::Scheduler>,
     last_record: u64,
-    /// The RTL's `cycle_count` of the current cycle less [`COUNTER_BASE`]: cycles since reset,
+    /// The RTL's `cycle_count` of the current cycle less the counter base: cycles since reset,
     /// the cycle reports name (the model's `cycle` CSR gets the raw count).
     cycle: u64,
     /// `cycle_count` expected in kernel cycle 0.
     start_cycle: u64,
+    /// What reset loaded into the counters ([`Launch::counter_base`]).
+    counter_base: u64,
     /// Per SM: the counters expected in this cycle (last cycle's plus its events).
     counters: Vec<CounterRec>,
     /// Per SM: the warp slots whose launch the scheduler was told (`tr_launch`, in an earlier
@@ -987,12 +993,13 @@ impl<'a> Checker<'a> {
         cfg: &'a GpuConfig,
         image: &'a KernelImage,
         mut model: Gpu,
+        counter_base: u64,
         opts: &CosimOptions,
         context: RunContext,
     ) -> Self {
         let sms = cfg.sms as usize;
         // The RTL starts every warp's `instret` at the counter base's low word.
-        model.set_instret_base(COUNTER_BASE as u32);
+        model.set_instret_base(counter_base as u32);
         Checker {
             cfg,
             image,
@@ -1014,12 +1021,13 @@ impl<'a> Checker<'a> {
                 .collect(),
             last_record: 0,
             cycle: 0,
-            start_cycle: kernel_start_cycle(image),
+            start_cycle: kernel_start_cycle(image, counter_base),
+            counter_base,
             counters: vec![
                 CounterRec {
-                    issued: COUNTER_BASE as u32,
-                    idle: COUNTER_BASE as u32,
-                    conflicts: COUNTER_BASE as u32,
+                    issued: counter_base as u32,
+                    idle: counter_base as u32,
+                    conflicts: counter_base as u32,
                 };
                 sms
             ],
@@ -1031,7 +1039,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `cycle_count` counts every cycle from [`COUNTER_BASE`] at reset, and each SM's counters
+    /// `cycle_count` counts every cycle from the counter base at reset, and each SM's counters
     /// count their events: the issue records, `tr_idle` (never with an issue) and
     /// the banks set in `tr_conflicts` (the collector's per-bank flags, none above `rf_banks`),
     /// each seen in the next cycle's count.
@@ -1044,8 +1052,8 @@ impl<'a> Checker<'a> {
                 None,
                 None,
                 format!(
-                    "`cycle_count` reads {:#x}, expected {want:#x} ({COUNTER_BASE:#x} at reset, then one a cycle)",
-                    out.cycle_count
+                    "`cycle_count` reads {:#x}, expected {want:#x} ({:#x} at reset, then one a cycle)",
+                    out.cycle_count, self.counter_base
                 ),
                 None,
                 Vec::new(),
@@ -1301,7 +1309,7 @@ impl<'a> Checker<'a> {
         mem: &MemoryModel,
         observer: &mut dyn FnMut(&TraceEvent),
     ) -> Result<Option<CosimOutcome>, CosimError> {
-        self.cycle = out.cycle_count.wrapping_sub(COUNTER_BASE);
+        self.cycle = out.cycle_count.wrapping_sub(self.counter_base);
         self.kernel_cycle = kc;
         if self.check {
             self.check_counters(out, kc)?;
@@ -1740,7 +1748,7 @@ impl<'a> Checker<'a> {
         );
         if checking {
             self.model
-                .set_cycle(sm, self.cycle.wrapping_add(COUNTER_BASE));
+                .set_cycle(sm, self.cycle.wrapping_add(self.counter_base));
             let commit = match self.model.step(sm, rec.warp) {
                 Ok(c) => c.clone(),
                 Err(e) => {
@@ -2086,7 +2094,7 @@ impl<'a> Checker<'a> {
                 // A fault on an instruction the RTL did not report as issued: the model
                 // executes that warp's next instruction, which must fault the same way.
                 self.model
-                    .set_cycle(f.sm, self.cycle.wrapping_add(COUNTER_BASE));
+                    .set_cycle(f.sm, self.cycle.wrapping_add(self.counter_base));
                 match self.model.step(f.sm, f.warp) {
                     Ok(c) => match c.fault {
                         Some(mf) => mf,
@@ -2372,7 +2380,7 @@ impl<'a> Checker<'a> {
             Vec::new()
         };
         StallReport {
-            cycle: out.cycle_count.wrapping_sub(COUNTER_BASE),
+            cycle: out.cycle_count.wrapping_sub(self.counter_base),
             kernel_cycle: kc,
             limit,
             last_record: self.last_record,

@@ -136,7 +136,7 @@ impl RunContext {
 /// The first disagreement between the RTL and the model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MismatchReport {
-    /// Cycles since reset in the failing cycle (the RTL's `cycle_count` less `COUNTER_BASE`).
+    /// Cycles since reset in the failing cycle (the RTL's `cycle_count` less the counter base).
     pub cycle: u64,
     /// Cycles since the `start` pulse (the pulse's cycle is 0).
     pub kernel_cycle: u64,
@@ -275,7 +275,7 @@ pub struct LiveWarp {
 /// The cycle limit was reached, or the RTL stopped producing trace records.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StallReport {
-    /// Cycles since reset: the RTL's `cycle_count` less `COUNTER_BASE`.
+    /// Cycles since reset: the RTL's `cycle_count` less the counter base.
     pub cycle: u64,
     pub kernel_cycle: u64,
     /// The limit that was hit (max cycles, or the hang window).

@@ -14,19 +14,21 @@ use crate::verilator_model::LoadedModel;
 /// Cycles of `reset` high before the instruction memory is loaded.
 pub(crate) const RESET_CYCLES: u64 = 2;
 
-/// What `reset` loads into the counters (`ctr_base`): `cycle_count` and, its low 32 bits, each
-/// SM's `ctr_*`. Like Linux's `INITIAL_JIFFIES`, just below the wrap, so that every bit of every
-/// counter toggles within a short run and a counter bit stuck at either value shows.
-pub const COUNTER_BASE: u64 = 0xFFFF_FFFF_FFFF_FF00;
+/// What `reset` loads into the counters (`ctr_base`) unless the launch says otherwise
+/// ([`Launch::counter_base`]): `cycle_count` and, its low 32 bits, each SM's `ctr_*` and each
+/// warp's `instret`. Like Linux's `INITIAL_JIFFIES`, just below the wrap, so that every bit of
+/// every counter toggles within a short run and a counter bit stuck at either value shows.
+/// A kernel's cases take [`warpforge_kernels::COUNTER_BASES`] in turn.
+pub use warpforge_kernels::COUNTER_BASE;
 
-/// `cycle_count` in kernel cycle 0 (the start pulse): [`COUNTER_BASE`] plus one cycle per
+/// `cycle_count` in kernel cycle 0 (the start pulse): the counter base plus one cycle per
 /// instruction-memory word loaded after reset.
-pub fn kernel_start_cycle(image: &KernelImage) -> u64 {
-    COUNTER_BASE.wrapping_add(image.text.len() as u64)
+pub fn kernel_start_cycle(image: &KernelImage, counter_base: u64) -> u64 {
+    counter_base.wrapping_add(image.text.len() as u64)
 }
 
 /// An SM's performance counters as read from its ports (`ctr_issued`, `ctr_idle`,
-/// `ctr_conflicts`): raw, from [`COUNTER_BASE`].
+/// `ctr_conflicts`): raw, from the counter base.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct CounterRec {
     pub issued: u32,
@@ -81,6 +83,8 @@ pub(crate) struct Session {
     pub mem: MemoryModel,
     /// Cycles since the start pulse (the pulse is cycle 0).
     pub kernel_cycle: u64,
+    /// What reset loaded into the counters ([`Launch::counter_base`]).
+    counter_base: u64,
 }
 
 impl Session {
@@ -96,6 +100,7 @@ impl Session {
             p,
             mem: MemoryModel::new(settings, cfg.sms, initial_memory),
             kernel_cycle: 0,
+            counter_base: COUNTER_BASE,
         }
     }
 
@@ -111,7 +116,8 @@ impl Session {
             m.set(s.mem_resp_valid, 0);
         }
         m.set(c.start, 0);
-        m.set(c.ctr_base, COUNTER_BASE);
+        m.set(c.ctr_base, launch.counter_base);
+        self.counter_base = launch.counter_base;
         m.set(c.reset, 1);
         m.ticks(c.clock, RESET_CYCLES);
         m.set(c.reset, 0);
@@ -247,11 +253,11 @@ impl Session {
     }
 
     /// The performance counters of SM `s` since reset: (issued, idle, conflicts), each its
-    /// port's value less [`COUNTER_BASE`] (modulo 2^32).
+    /// port's value less the counter base (modulo 2^32).
     pub fn counters(&self, s: usize) -> (u64, u64, u64) {
         let p = &self.p.sm[s];
-        let since_reset =
-            |port| u64::from((self.m.get(port) as u32).wrapping_sub(COUNTER_BASE as u32));
+        let base = self.counter_base as u32;
+        let since_reset = |port| u64::from((self.m.get(port) as u32).wrapping_sub(base));
         (
             since_reset(p.ctr_issued),
             since_reset(p.ctr_idle),

@@ -181,7 +181,7 @@ pub fn ideal_script(
     let sms = cfg.sms as usize;
     let lanes = cfg.lanes as usize;
     // As the real top: `instret` from the counter base's low word.
-    model.set_instret_base(super::COUNTER_BASE as u32);
+    model.set_instret_base(launch.counter_base as u32);
     model.set_cta_base(launch.cta_base);
     model
         .launch_driven(launch.grid, launch.block, launch.param)

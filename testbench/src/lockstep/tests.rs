@@ -94,7 +94,7 @@ struct Setup {
 impl Setup {
     fn script(&self) -> Script {
         let (gpu, launch) = (self.make)();
-        let start = kernel_start_cycle(&self.image);
+        let start = kernel_start_cycle(&self.image, launch.counter_base);
         ideal_script(&self.cfg, gpu, launch, start, 1_000_000).expect("ideal script")
     }
 
@@ -124,7 +124,14 @@ impl Setup {
             vcd_note: Some("not requested".into()),
             repro: "repro-line".into(),
         };
-        let mut ck = Checker::new(&self.cfg, &self.image, gpu, opts, context);
+        let mut ck = Checker::new(
+            &self.cfg,
+            &self.image,
+            gpu,
+            launch.counter_base,
+            opts,
+            context,
+        );
         let mut dut = ScriptDut {
             script,
             mem,
@@ -162,15 +169,7 @@ fn random_setup(cfg: &GpuConfig, seed: u64) -> Setup {
             let out = gpu.alloc(p.output_words() * 4).unwrap();
             let param = gpu.alloc(8).unwrap();
             gpu.write(param, &bytes(&[data, out])).unwrap();
-            (
-                gpu,
-                Launch {
-                    grid: p.grid,
-                    block: p.block,
-                    param,
-                    cta_base: 0,
-                },
-            )
+            (gpu, Launch::new(p.grid, p.block, param))
         }),
     }
 }

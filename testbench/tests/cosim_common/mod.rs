@@ -50,6 +50,7 @@ pub fn place_case(cfg: &GpuConfig, image: &KernelImage, case: &Case) -> (Gpu, La
             block: case.block,
             param,
             cta_base: case.cta_base,
+            counter_base: case.counter_base,
         },
         addrs,
     )
@@ -90,12 +91,7 @@ pub fn random_setup(cfg: &GpuConfig, p: &Program) -> RandomSetup {
     RandomSetup {
         image,
         gpu,
-        launch: Launch {
-            grid: p.grid,
-            block: p.block,
-            param,
-            cta_base: 0,
-        },
+        launch: Launch::new(p.grid, p.block, param),
         expected,
     }
 }
