@@ -212,6 +212,24 @@ fn the_cache_key_follows_seed_clock_verilog_and_tool_versions() {
     assert!(e.contains("has no outputs"), "{e}");
 }
 
+/// `--estimate` of module `top` (clock `clock`, reset `reset`) in `verilog`, run in `dir`.
+fn estimate_of(top: &str, verilog: &str, dir: &Path) -> synth::Outcome {
+    let design = Design {
+        label: top.into(),
+        id: top.into(),
+        verilog: verilog.into(),
+        top: top.into(),
+        clock: "clock".into(),
+        reset: Some("reset".into()),
+    };
+    synth::run(
+        &design,
+        &flow(&dir.join("run"), &dir.join("cache"), true, 1),
+        &|_| {},
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"))
+}
+
 #[test]
 fn the_estimate_counts_luts_flip_flops_memories_and_multipliers() {
     let dir = tempfile::tempdir().unwrap();
@@ -222,20 +240,7 @@ fn the_estimate_counts_luts_flip_flops_memories_and_multipliers() {
         reg [15:0] m [0:63];\n\
         always @(posedge clock) begin if (we) m[a[5:0]] <= a; q <= m[a[11:6]]; p <= reset ? 32'h0 : a * q; end\n\
         endmodule\n";
-    let design = Design {
-        label: "est".into(),
-        id: "est".into(),
-        verilog: v.into(),
-        top: "est".into(),
-        clock: "clock".into(),
-        reset: Some("reset".into()),
-    };
-    let out = synth::run(
-        &design,
-        &flow(&dir.path().join("run"), &dir.path().join("cache"), true, 1),
-        &|_| {},
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"));
+    let out = estimate_of("est", v, dir.path());
     let r = &out.report;
     eprint!("{}", synth::table(r, false));
     assert!(r.estimate && r.fit == Fit::NotPlaced && r.clocks.is_empty());
@@ -263,7 +268,6 @@ fn the_estimate_counts_luts_flip_flops_memories_and_multipliers() {
 #[test]
 fn the_operand_copies_survive_synthesis_as_separate_flip_flops() {
     let dir = tempfile::tempdir().unwrap();
-
     let v = "module copy(clock, d$0, q$0);\n\
         input wire clock; input wire [7:0] d$0; output reg [7:0] q$0;\n\
         always @(posedge clock) q$0 <= d$0;\nendmodule\n\
@@ -275,20 +279,7 @@ fn the_operand_copies_survive_synthesis_as_separate_flip_flops() {
         input wire clock; input wire reset; input wire [7:0] d;\n\
         output wire [7:0] a; output wire [7:0] b;\n\
         pair dreg(.clock(clock), .d(reset ? 8'h0 : d), .a(a), .b(b));\nendmodule\n";
-    let design = Design {
-        label: "copies".into(),
-        id: "copies".into(),
-        verilog: v.into(),
-        top: "copies".into(),
-        clock: "clock".into(),
-        reset: Some("reset".into()),
-    };
-    let out = synth::run(
-        &design,
-        &flow(&dir.path().join("run"), &dir.path().join("cache"), true, 1),
-        &|_| {},
-    )
-    .unwrap_or_else(|e| panic!("{e:#}"));
+    let out = estimate_of("copies", v, dir.path());
     let r = &out.report;
     // The two copies and the wrapper's.
     assert_eq!(
