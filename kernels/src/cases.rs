@@ -155,6 +155,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: sb_full_addi_cases,
     },
     KernelSpec {
+        name: "sb_entries",
+        source: "sb_entries.c",
+        about: "four pending writes (divu, lw, divu, lw) in every entry, each read as rs2 and rs1 and overwritten while pending, with two register sets whose numbers are complements entry by entry",
+        shape: "any grid and block",
+        shared_bytes: 0,
+        cases: sb_entries_cases,
+    },
+    KernelSpec {
         name: "divergent_return",
         source: "divergent_return.c",
         about: "reconvergence at the return (ra) of a leaf called from both sides of a divergent branch",
@@ -1493,6 +1501,71 @@ fn sb_full_addi_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 .collect();
             Case {
                 kernel: "sb_full_addi",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![input("mem", &mem), output("out", &out)],
+                params: vec![Param::Buffer(0), Param::Buffer(1)],
+                cta_base: 0,
+                counter_base: COUNTER_BASE,
+                expected_fault: None,
+            }
+        })
+        .collect()
+}
+
+// ---- sb_entries ------------------------------------------------------------------------------
+
+/// `out` of sb_entries.c for thread `g` with memory words `w0`, `w1` (x = 7 g + 100,
+/// y = g + 3): 2 register sets × 4 entries × (rs2, rs1, rd) rounds.
+pub fn sb_entries_ref(g: u32, w0: u32, w1: u32) -> u32 {
+    let x = g.wrapping_mul(7).wrapping_add(100);
+    let y = g.wrapping_add(3);
+    let div = |a: u32, b: u32| a.checked_div(b).unwrap_or(u32::MAX);
+    let mut acc = 0u32;
+    for _set in 0..2 {
+        for k in 0..4 {
+            for form in 0..3 {
+                let mut vals = [div(x, y), w0, div(y, x), w1];
+                let t = if form == 2 {
+                    vals[k] = 1;
+                    0
+                } else {
+                    vals[k]
+                };
+                acc = vals
+                    .iter()
+                    .fold(acc.wrapping_add(t), |a, &v| a.wrapping_add(v));
+            }
+        }
+    }
+    acc
+}
+
+/// The shapes of sb_full_addi: grid 2 with blocks of 2 and 4 warps, 3 CTAs of a partial block.
+fn sb_entries_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let l = limits.lanes;
+    let m = limits.max_block;
+    if l == 0 || m == 0 {
+        return Vec::new();
+    }
+    let shapes = [
+        (2, (2 * l).min(m)),
+        (2, (4 * l).min(m)),
+        (3, partial(limits, 3 * l + 1)),
+    ];
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(idx, &(grid, block))| {
+            let mut rng = rng_for(seed, "sb_entries", idx);
+            let n = grid * block;
+            let mem: Vec<u32> = (0..2 * n).map(|_| rng.gen()).collect();
+            let out: Vec<u32> = (0..n)
+                .map(|g| sb_entries_ref(g, mem[2 * g as usize], mem[2 * g as usize + 1]))
+                .collect();
+            Case {
+                kernel: "sb_entries",
                 label: format!("grid={grid} block={block}"),
                 grid,
                 block,

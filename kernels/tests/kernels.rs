@@ -585,6 +585,7 @@ fn names_and_sources() {
             "hazards",
             "sb_full",
             "sb_full_addi",
+            "sb_entries",
             "divergent_return",
             "high_pc",
             "entry_top",
