@@ -382,8 +382,8 @@ fn case_hash(c: &Case) -> String {
         }
     }
     h.update(format!(
-        "{:?} {:?} {}\n",
-        c.params, c.expected_fault, c.cta_base
+        "{:?} {:?} {} {:#x}\n",
+        c.params, c.expected_fault, c.cta_base, c.counter_base
     ));
     h.finalize()[..16]
         .iter()

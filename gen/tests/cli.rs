@@ -621,7 +621,11 @@ fn cosim_end_to_end_on_a_replayed_rtl() {
     let case = k.default_case(&limits, 1);
     let mut gpu = warpforge_sim::Gpu::new(&cfg, &image).unwrap();
     let placed = warpforge::host::place(&mut gpu, &case).unwrap();
-    let launch = Launch::new(case.grid, case.block, placed.param);
+    // The case's counter base, as `warpforge cosim` runs it.
+    let launch = Launch {
+        counter_base: case.counter_base,
+        ..Launch::new(case.grid, case.block, placed.param)
+    };
     let script = ideal_script(
         &cfg,
         gpu,

@@ -1526,16 +1526,12 @@ pub fn sb_entries_ref(g: u32, w0: u32, w1: u32) -> u32 {
     for _set in 0..2 {
         for k in 0..4 {
             for form in 0..3 {
+                // The rd form overwrites the k-th write with 1; the readers keep nothing.
                 let mut vals = [div(x, y), w0, div(y, x), w1];
-                let t = if form == 2 {
+                if form == 2 {
                     vals[k] = 1;
-                    0
-                } else {
-                    vals[k]
-                };
-                acc = vals
-                    .iter()
-                    .fold(acc.wrapping_add(t), |a, &v| a.wrapping_add(v));
+                }
+                acc = vals.iter().fold(acc, |a, &v| a.wrapping_add(v));
             }
         }
     }

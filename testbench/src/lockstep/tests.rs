@@ -19,9 +19,11 @@ struct ScriptDut<'s> {
     mem: MemoryModel,
     kc: u64,
     /// Per SM: `ctr_issued` and `ctr_idle` (issue records and idle cycles since reset, from
-    /// `COUNTER_BASE`).
+    /// `counter_base`).
     issued: Vec<u32>,
     idle: Vec<u32>,
+    /// The launch's counter base's low word.
+    counter_base: u32,
 }
 
 impl Dut for ScriptDut<'_> {
@@ -41,11 +43,11 @@ impl Dut for ScriptDut<'_> {
         out.busy = kc > 0 && !out.done && out.fault.is_none();
         out.protocol = None;
         out.sm.resize(sc.sms, SmOut::default());
-        self.issued.resize(sc.sms, COUNTER_BASE as u32);
-        self.idle.resize(sc.sms, COUNTER_BASE as u32);
+        self.issued.resize(sc.sms, self.counter_base);
+        self.idle.resize(sc.sms, self.counter_base);
         for s in 0..sc.sms {
             let o = sc.at(kc, s);
-            let base = COUNTER_BASE as u32;
+            let base = self.counter_base;
             out.sm[s] = SmOut {
                 sched: o.sched,
                 issue: o.issue,
@@ -138,6 +140,7 @@ impl Setup {
             kc: 0,
             issued: Vec::new(),
             idle: Vec::new(),
+            counter_base: launch.counter_base as u32,
         };
         run_loop(&mut dut, &mut ck, opts, observer)
     }
