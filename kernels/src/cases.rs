@@ -1517,13 +1517,13 @@ fn sb_full_addi_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 // ---- sb_entries ------------------------------------------------------------------------------
 
 /// `out` of sb_entries.c for thread `g` with memory words `w0`, `w1` (x = 7 g + 100,
-/// y = g + 3): 2 register sets × 4 entries × (rs2, rs1, rd) rounds.
+/// y = g + 3): 3 register sets × 4 entries × (rs2, rs1, rd) rounds.
 pub fn sb_entries_ref(g: u32, w0: u32, w1: u32) -> u32 {
     let x = g.wrapping_mul(7).wrapping_add(100);
     let y = g.wrapping_add(3);
     let div = |a: u32, b: u32| a.checked_div(b).unwrap_or(u32::MAX);
     let mut acc = 0u32;
-    for _set in 0..2 {
+    for _set in 0..3 {
         for k in 0..4 {
             for form in 0..3 {
                 // The rd form overwrites the k-th write with 1; the readers keep nothing.
