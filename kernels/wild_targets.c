@@ -22,6 +22,12 @@
  *        return miss the RPC: it fetches value alone, before the other side has run.
  * The fault's record: out-of-range-fetch, the victim's SM and warp slot, pc = address = the
  * wild PC (no lane).
+ *   3    wt_ret2(gtid, value)  as 2, with a second split inside the leaf's first side
+ *        (lanes with bit 1 of laneid set) that reconverges within the leaf: that side's
+ *        stack entry, whose RPC is ra = value, is refilled at the join and must still pop at
+ *        ra, so the other side runs before the warp fetches value. A refill that flipped the
+ *        RPC's bit 24 when bit 21 is set (m166 of tiny's seed-1 sample on 837fe20) fetched
+ *        value with the first side alone; 0xAAAAAAA8 and 0x55555554 in warp slots 0, 1, 2.
  *
  * Why (issue 11): in every other kernel multi-lane jalrs and AtReturn reconvergence stay
  * within the first 16 KiB, so the upper bits of the jalr grouping compare (a_adj) and of the
@@ -72,10 +78,37 @@ __asm__(".text\n"
         "    la t1, wt_leaf\n"
         "    jalr t0, 0(t1)\n"
         "    ret\n"
-        ".size wt_ret, .-wt_ret\n");
+        ".size wt_ret, .-wt_ret\n"
+
+        /* which 3: wt_leaf's AtReturn split, with a second split inside its first side that
+           reconverges within the leaf, so that side's entry (RPC = ra) is refilled at the
+           join before it returns: the refilled RPC must still be ra. */
+        ".globl wt_leaf2\n.type wt_leaf2, @function\n.p2align 2\n"
+        "wt_leaf2:\n"
+        "    csrr t2, 0xCC5\n" /* laneid */
+        "    andi t3, t2, 2\n"
+        "    bnez t3, 3f\n" /* AtReturn: the RPC is ra; lanes with bit 1 set first */
+        "    addi a0, a0, 1\n"
+        "    addi a0, a0, 7\n"
+        "    ret\n"
+        "3:  andi t4, t2, 1\n"
+        "    bnez t4, 4f\n" /* reconverges at 4: (the RPC entry above is refilled there) */
+        "    addi a0, a0, 3\n"
+        "4:  addi a0, a0, 5\n"
+        "    ret\n"
+        ".size wt_leaf2, .-wt_leaf2\n"
+
+        ".globl wt_ret2\n.type wt_ret2, @function\n.p2align 2\n"
+        "wt_ret2:\n"
+        "    mv ra, a1\n" /* ra = value */
+        "    la t1, wt_leaf2\n"
+        "    jalr t0, 0(t1)\n"
+        "    ret\n"
+        ".size wt_ret2, .-wt_ret2\n");
 
 void wt_jalr(uint32_t value, uint32_t which);
 void wt_ret(uint32_t x, uint32_t value);
+void wt_ret2(uint32_t x, uint32_t value);
 
 WF_KERNEL(p)
 {
@@ -88,7 +121,9 @@ WF_KERNEL(p)
         tid >= q->victim_tid) {
         if (q->which <= 1)
             wt_jalr(q->value, q->which);
-        else
+        else if (q->which == 2)
             wt_ret(t, q->value);
+        else
+            wt_ret2(t, q->value);
     }
 }

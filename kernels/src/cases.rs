@@ -2558,7 +2558,7 @@ fn wild_targets_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     let v_w0_high = (1, lanes - 2, sm1);
     let v_wm2 = (0, (slots - 2) * lanes + 1, 0);
     let v_last = (0, (slots - 1) * lanes + 1, 0);
-    let list: [(&str, u32, u32, Victim, u32); 8] = [
+    let list: [(&str, u32, u32, Victim, u32); 14] = [
         ("jalr-00020001-dec", 0, 0x0002_0001, v_w1, 0x0002_0000),
         ("jalr-aaaaaaa9-dec", 0, 0xAAAA_AAA9, v_w0_high, 0xAAAA_AAA8),
         ("jalr-aaaaaaa9-inc", 0, 0xAAAA_AAA9, v_wm2, 0xAAAA_AAA8),
@@ -2567,9 +2567,55 @@ fn wild_targets_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         ("ret-00100040", 2, 0x0010_0040, v_w1, 0x0010_0040),
         ("ret-aaaaaaa8", 2, 0xAAAA_AAA8, v_w0_high, 0xAAAA_AAA8),
         ("ret-55555554", 2, 0x5555_5554, v_wm2, 0x5555_5554),
+        // A refilled AtReturn entry (`which` 3) with ra's bits 2-31 both ways in each of warp
+        // slots 0, 1 and 2 of SM 0 (whole warps): the stack's per-warp refill logic.
+        (
+            "ret-refill-aaaaaaa8",
+            3,
+            0xAAAA_AAA8,
+            (0, 0, 0),
+            0xAAAA_AAA8,
+        ),
+        (
+            "ret-refill-55555554",
+            3,
+            0x5555_5554,
+            (0, 0, 0),
+            0x5555_5554,
+        ),
+        (
+            "ret-refill-aaaaaaa8",
+            3,
+            0xAAAA_AAA8,
+            (0, lanes, 0),
+            0xAAAA_AAA8,
+        ),
+        (
+            "ret-refill-55555554",
+            3,
+            0x5555_5554,
+            (0, lanes, 0),
+            0x5555_5554,
+        ),
+        (
+            "ret-refill-aaaaaaa8",
+            3,
+            0xAAAA_AAA8,
+            (0, 2 * lanes, 0),
+            0xAAAA_AAA8,
+        ),
+        (
+            "ret-refill-55555554",
+            3,
+            0x5555_5554,
+            (0, 2 * lanes, 0),
+            0x5555_5554,
+        ),
     ];
     list.iter()
         .enumerate()
+        // The refill cases need a whole warp (both inner sides) at the victim.
+        .filter(|(_, &(_, which, _, victim, _))| which != 3 || victim.1 + lanes <= block)
         .map(|(i, &(what, which, value, victim, pc))| {
             let fault = |warp, _| ExpectedFault {
                 cause: "out-of-range-fetch",

@@ -453,8 +453,8 @@ fn check_cases(limits: &Limits) {
             "wild_ctrl" => 7,
             "fetch_race" => 5 + 7,
             n if n.starts_with("fault_") => 4 * 5,
-            // Five wild jalr targets and three wild return addresses.
-            "wild_targets" => 8,
+            // Five wild jalr targets, three wild return addresses, six refilled ones.
+            "wild_targets" => 14,
             _ => 5,
         };
         assert!(
