@@ -1479,6 +1479,21 @@ pub fn sb_full_addi_ref(g: u32, w: u32) -> u32 {
 /// 3 CTAs of a partial block. Like sb_full, a lost or early issue slot shows only in the
 /// kernel's cycle count.
 fn sb_full_addi_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    scoreboard_cases("sb_full_addi", limits, seed, 1, |g, w| {
+        sb_full_addi_ref(g, w[0])
+    })
+}
+
+/// The cases of a scoreboard kernel with parameters (mem, out): `words` random words of `mem`
+/// per thread and `out[g] = reference(g, its words)`, in three shapes: grid 2 with blocks of 2
+/// and 4 warps, 3 CTAs of a partial block.
+fn scoreboard_cases(
+    kernel: &'static str,
+    limits: &Limits,
+    seed: u64,
+    words: u32,
+    reference: impl Fn(u32, &[u32]) -> u32,
+) -> Vec<Case> {
     let l = limits.lanes;
     let m = limits.max_block;
     if l == 0 || m == 0 {
@@ -1493,14 +1508,16 @@ fn sb_full_addi_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         .iter()
         .enumerate()
         .map(|(idx, &(grid, block))| {
-            let mut rng = rng_for(seed, "sb_full_addi", idx);
+            let mut rng = rng_for(seed, kernel, idx);
             let n = grid * block;
-            let mem: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
-            let out: Vec<u32> = (0..n)
-                .map(|g| sb_full_addi_ref(g, mem[g as usize]))
+            let mem: Vec<u32> = (0..words * n).map(|_| rng.gen()).collect();
+            let out: Vec<u32> = mem
+                .chunks(words as usize)
+                .zip(0..)
+                .map(|(w, g)| reference(g, w))
                 .collect();
             Case {
-                kernel: "sb_full_addi",
+                kernel,
                 label: format!("grid={grid} block={block}"),
                 grid,
                 block,
@@ -1540,39 +1557,9 @@ pub fn sb_entries_ref(g: u32, w0: u32, w1: u32) -> u32 {
 
 /// The shapes of sb_full_addi: grid 2 with blocks of 2 and 4 warps, 3 CTAs of a partial block.
 fn sb_entries_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    let l = limits.lanes;
-    let m = limits.max_block;
-    if l == 0 || m == 0 {
-        return Vec::new();
-    }
-    let shapes = [
-        (2, (2 * l).min(m)),
-        (2, (4 * l).min(m)),
-        (3, partial(limits, 3 * l + 1)),
-    ];
-    shapes
-        .iter()
-        .enumerate()
-        .map(|(idx, &(grid, block))| {
-            let mut rng = rng_for(seed, "sb_entries", idx);
-            let n = grid * block;
-            let mem: Vec<u32> = (0..2 * n).map(|_| rng.gen()).collect();
-            let out: Vec<u32> = (0..n)
-                .map(|g| sb_entries_ref(g, mem[2 * g as usize], mem[2 * g as usize + 1]))
-                .collect();
-            Case {
-                kernel: "sb_entries",
-                label: format!("grid={grid} block={block}"),
-                grid,
-                block,
-                buffers: vec![input("mem", &mem), output("out", &out)],
-                params: vec![Param::Buffer(0), Param::Buffer(1)],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: None,
-            }
-        })
-        .collect()
+    scoreboard_cases("sb_entries", limits, seed, 2, |g, w| {
+        sb_entries_ref(g, w[0], w[1])
+    })
 }
 
 // ---- divergent_return ------------------------------------------------------------------------
