@@ -9,7 +9,10 @@
  *   (odd lanes: the mask; even lanes: the mask | 0x80000000)  13 param == a0 (1)
  *   14 instret after - before, three instructions apart (3), 15 instreth (0, and
  *   1 << 16 unless a later cycle read is larger than an earlier one)
- * raw[gtid*6 + j]: 0 stack_top, 1 cycle, 2 param, 3 warpid, 4 smid, 5 cycleh: values the Rust
+ * raw[gtid*7 + j]: 0 stack_top, 1 cycle, 2 param, 3 warpid, 4 smid, 5 cycleh, 6 instret after
+ * a loop of about 300 instructions (co-simulation starts each warp's instret at the counter base's
+ * low word, at most 256 below 2^32: this read is past the wrap, its upper bits 0 where the first
+ * read's were 1, so a stuck bit of the stored count shows either way): values the Rust
  * reference does not predict (they depend on the memory size, the RTL's timing, the host's
  * placement, and on which SM and slots the RTL's dispatcher gives a CTA, which lock-step lets
  * differ from docs/isa.md §6's order, and on the counter base co-simulation starts the cycle
@@ -27,7 +30,7 @@ WF_KERNEL(p)
     const struct params *q = p;
     uint32_t g = wf_gtid();
     uint32_t *o = q->out + g * 16;
-    uint32_t *r = q->raw + g * 6;
+    uint32_t *r = q->raw + g * 7;
     o[0] = wf_tid();
     o[1] = wf_ctaid();
     o[2] = wf_ntid();
@@ -69,4 +72,9 @@ WF_KERNEL(p)
     r[3] = warp;
     r[4] = sm;
     r[5] = hi;
+    for (uint32_t k = 0; k < 100; k++)
+        __asm__ volatile("nop");
+    uint32_t i2;
+    __asm__ volatile("csrr %0, 0xC02" : "=r"(i2));
+    r[6] = i2;
 }

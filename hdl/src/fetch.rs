@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 
 use rust_hdl::prelude::*;
 use warpforge_config::GpuConfig;
+use warpforge_isa::sidecar_kind;
 
 use crate::decode::{Decoder, HeadFields, HEAD_PACKED_BITS};
 use crate::lut_ram::{addr_bits_for, LutRamArray};
@@ -231,9 +232,9 @@ pub struct Fetch {
     pub head_word: Vec<Signal<Out, Bits<32>>>,
     /// The head's issue fields ([`HeadFields::issue_bits`] of `head_word`, decoded at the load).
     pub head_dec: Vec<Signal<Out, Bits<HEAD_PACKED_BITS>>>,
-    /// The reconvergence kind, bits 1..0 of the head's sidecar word (the issue check of a
-    /// branch at a return needs it for every warp).
-    pub head_kind: Vec<Signal<Out, Bits<2>>>,
+    /// The head's sidecar kind is `AtReturn` (the issue check of a branch at a return needs
+    /// it for every warp; no other kind is asked for, so one bit per entry is kept).
+    pub head_at_return: Vec<Signal<Out, Bit>>,
     /// The PC and sidecar word of warp `read_warp`'s head (combinational, from distributed
     /// RAM: only the issuing warp's are needed; stale when that head is not valid).
     pub read_warp: Signal<In, WarpId>,
@@ -274,7 +275,7 @@ pub struct Fetch {
     /// code (`bv[i+1]` ⇒ `bv[i]`).
     bv: RegVec<Bit>,
     bword: RegVec<Bits<32>>,
-    bkind: RegVec<Bits<2>>,
+    bret: RegVec<Bit>,
     bfault: RegVec<Bit>,
     bends: RegVec<Bit>,
     bstops: RegVec<Bit>,
@@ -295,6 +296,9 @@ pub struct Fetch {
     in_dec: Signal<Local, Bits<HEAD_PACKED_BITS>>,
     zero_dec: Constant<Bits<HEAD_PACKED_BITS>>,
     in_stops: Signal<Local, Bit>,
+    /// The arriving word's sidecar kind is `AtReturn`.
+    in_at_return: Signal<Local, Bit>,
+    kind_at_return: Constant<Bits<2>>,
     /// The decoder's other fields (lint: read, then removed by synthesis).
     pre_unused1: Unused<Bit>,
     pre_unused2: Unused<Bits<2>>,
@@ -316,6 +320,9 @@ pub struct Fetch {
     slot_last: Constant<Bits<RING_BITS>>,
     slot_zero: Constant<Bits<RING_BITS>>,
     slot_one: Constant<Bits<RING_BITS>>,
+    /// The slot bits a ring index uses (`E2 - 1`): the increment is masked to them, so the
+    /// index's upper bits are constant 0 and synthesis removes them.
+    slot_mask: Constant<Bits<RING_BITS>>,
     last_init: Constant<WarpId>,
     zero32: Constant<Bits<32>>,
     four: Constant<Bits<32>>,
@@ -413,7 +420,7 @@ impl Fetch {
             head_valid: vec_of(warps),
             head_word: vec_of(warps),
             head_dec: vec_of(warps),
-            head_kind: vec_of(warps),
+            head_at_return: vec_of(warps),
             read_warp: Default::default(),
             read_pc: Default::default(),
             read_recon: Default::default(),
@@ -434,7 +441,7 @@ impl Fetch {
             rd_fault: RegVec::new(1),
             bv: RegVec::new(n),
             bword: RegVec::new(n),
-            bkind: RegVec::new(n),
+            bret: RegVec::new(n),
             ring: LutRamArray::new(1, addr_bits_for(warps * depth.next_power_of_two()), 2),
             hp: RegVec::new(warps),
             tp: RegVec::new(warps),
@@ -447,6 +454,8 @@ impl Fetch {
             in_dec: Default::default(),
             zero_dec: Constant::new(0u64.into()),
             in_stops: Default::default(),
+            in_at_return: Default::default(),
+            kind_at_return: Constant::new(u64::from(sidecar_kind::AT_RETURN).into()),
             pre_unused1: Unused::new(18),
             pre_unused2: Unused::new(3),
             pre_unused3: Unused::new(2),
@@ -467,6 +476,7 @@ impl Fetch {
             slot_last: Constant::new(((depth - 1) as u64).into()),
             slot_zero: Constant::new(0u64.into()),
             slot_one: Constant::new(1u64.into()),
+            slot_mask: Constant::new(((depth.next_power_of_two() - 1) as u64).into()),
             last_init: Constant::new(((warps - 1) as u64).into()),
             zero32: Constant::new(0u64.into()),
             four: Constant::new(4u64.into()),
@@ -526,7 +536,7 @@ impl Logic for Fetch {
         self.bv.clock.next = self.clock.val();
         self.bword.clock.next = self.clock.val();
         self.bdec.clock.next = self.clock.val();
-        self.bkind.clock.next = self.clock.val();
+        self.bret.clock.next = self.clock.val();
         self.ring.clock.next = self.clock.val();
         self.hp.clock.next = self.clock.val();
         self.tp.clock.next = self.clock.val();
@@ -675,6 +685,7 @@ impl Logic for Fetch {
             self.in_dec.next = self.zero_dec.val();
         }
         self.in_stops.next = self.rd_fault.q[0].val() | !self.imem.read_pre.val().get_bit(0);
+        self.in_at_return.next = self.in_recon.val().get_bits::<2>(0) == self.kind_at_return.val();
         self.pre_unused1.d[0].next = self.pre.is_load.val();
         self.pre_unused1.d[1].next = self.pre.is_store.val();
         self.pre_unused1.d[2].next = self.pre.is_branch.val();
@@ -742,7 +753,7 @@ impl Logic for Fetch {
                     self.pv[w * e + i].next = self.bv.q[w * e + i].val();
                     self.bword.d[w * e + i].next = self.bword.q[w * e + i].val();
                     self.bdec.d[w * e + i].next = self.bdec.q[w * e + i].val();
-                    self.bkind.d[w * e + i].next = self.bkind.q[w * e + i].val();
+                    self.bret.d[w * e + i].next = self.bret.q[w * e + i].val();
                     self.bfault.d[w * e + i].next = self.bfault.q[w * e + i].val();
                     self.bstops.d[w * e + i].next = self.bstops.q[w * e + i].val();
                     self.bends.d[w * e + i].next = self.bends.q[w * e + i].val();
@@ -752,7 +763,7 @@ impl Logic for Fetch {
                         self.pv[w * e + i].next = self.bv.q[w * e + i + 1].val();
                         self.bword.d[w * e + i].next = self.bword.q[w * e + i + 1].val();
                         self.bdec.d[w * e + i].next = self.bdec.q[w * e + i + 1].val();
-                        self.bkind.d[w * e + i].next = self.bkind.q[w * e + i + 1].val();
+                        self.bret.d[w * e + i].next = self.bret.q[w * e + i + 1].val();
                         self.bfault.d[w * e + i].next = self.bfault.q[w * e + i + 1].val();
                         self.bstops.d[w * e + i].next = self.bstops.q[w * e + i + 1].val();
                         self.bends.d[w * e + i].next = self.bends.q[w * e + i + 1].val();
@@ -766,7 +777,7 @@ impl Logic for Fetch {
                         self.bv.d[w * e + i].next = true;
                         self.bword.d[w * e + i].next = self.in_word.val();
                         self.bdec.d[w * e + i].next = self.in_dec.val();
-                        self.bkind.d[w * e + i].next = self.in_recon.val().get_bits::<2>(0);
+                        self.bret.d[w * e + i].next = self.in_at_return.val();
                         self.bfault.d[w * e + i].next = self.rd_fault.q[0].val();
                         self.bstops.d[w * e + i].next = self.in_stops.val();
                         self.bends.d[w * e + i].next = self.ends.val();
@@ -779,7 +790,7 @@ impl Logic for Fetch {
                 self.head_valid[w].next = self.bv.q[w * e].val();
                 self.head_word[w].next = self.bword.q[w * e].val();
                 self.head_dec[w].next = self.bdec.q[w * e].val();
-                self.head_kind[w].next = self.bkind.q[w * e].val();
+                self.head_at_return[w].next = self.bret.q[w * e].val();
                 self.head_fault[w].next = self.bfault.q[w * e].val();
                 self.head_ends[w].next = self.bends.q[w * e].val();
                 self.head_stops[w].next = self.bstops.q[w * e].val();
@@ -796,7 +807,8 @@ impl Logic for Fetch {
             self.hp.d[w].next = self.hp.q[w].val();
             self.tp.d[w].next = self.tp.q[w].val();
             if self.popw[w].val() {
-                self.hp.d[w].next = self.hp.q[w].val() + self.slot_one.val();
+                self.hp.d[w].next =
+                    (self.hp.q[w].val() + self.slot_one.val()) & self.slot_mask.val();
                 if self.hp.q[w].val() == self.slot_last.val() {
                     self.hp.d[w].next = self.slot_zero.val();
                 }
@@ -804,7 +816,8 @@ impl Logic for Fetch {
             if self.fl.q[w].val() {
                 self.ring.we[0].next = true;
                 self.ring.waddr[0].next = self.ring_base[w].val() | self.tp.q[w].val();
-                self.tp.d[w].next = self.tp.q[w].val() + self.slot_one.val();
+                self.tp.d[w].next =
+                    (self.tp.q[w].val() + self.slot_one.val()) & self.slot_mask.val();
                 if self.tp.q[w].val() == self.slot_last.val() {
                     self.tp.d[w].next = self.slot_zero.val();
                 }

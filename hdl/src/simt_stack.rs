@@ -301,10 +301,9 @@ pub struct SimtStack<const L: usize> {
     /// The command's warp's TOS PC and RPC, mask and live mask, depth: AND-OR multiplexers
     /// of the one-hot `sel` (an `if`-chain over the warps was a chain of 2:1 multiplexers
     /// at the head of the stack's longest paths on `tiny`, docs/fpga.md).
-    c_mux32: OneHotMux<32>,
+    c_mux_rpc: OneHotMux<32>,
     c_muxl: OneHotMux<L>,
     c_muxd: OneHotMux<DEPTH_BITS>,
-    c_pc: Signal<Local, Bits<32>>,
     c_rpc: Signal<Local, Bits<32>>,
     c_mask: Signal<Local, Bits<L>>,
     c_dep: Signal<Local, Bits<DEPTH_BITS>>,
@@ -334,6 +333,7 @@ pub struct SimtStack<const L: usize> {
     x_live: Signal<Local, Bits<L>>,
     x_mask: Signal<Local, Bits<L>>,
     n_pc: Signal<Local, Bits<32>>,
+    n_pc_we: Signal<Local, Bit>,
     n_rpc: Signal<Local, Bits<32>>,
     n_mask: Signal<Local, Bits<L>>,
     n_dep: Signal<Local, Bits<DEPTH_BITS>>,
@@ -447,10 +447,9 @@ impl<const L: usize> SimtStack<L> {
             ram_mask: (0..2).map(|_| StackRam::new(geo)).collect(),
             sel: sigs(warps),
             c_any: Default::default(),
-            c_mux32: OneHotMux::new(warps, 2),
+            c_mux_rpc: OneHotMux::new(warps, 1),
             c_muxl: OneHotMux::new(warps, 2),
             c_muxd: OneHotMux::new(warps, 1),
-            c_pc: Default::default(),
             c_rpc: Default::default(),
             c_mask: Default::default(),
             c_dep: Default::default(),
@@ -473,6 +472,7 @@ impl<const L: usize> SimtStack<L> {
             x_live: Default::default(),
             x_mask: Default::default(),
             n_pc: Default::default(),
+            n_pc_we: Default::default(),
             n_rpc: Default::default(),
             n_mask: Default::default(),
             n_dep: Default::default(),
@@ -556,9 +556,8 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.sel[w].next = self.cmd_warp.val() == self.warp_id[w].val();
             self.c_any.next = self.c_any.val() | self.sel[w].val();
             self.c_busy.next = self.c_busy.val() | (self.sel[w].val() & self.bsy[w].q.val());
-            self.c_mux32.sel[w].next = self.sel[w].val();
-            self.c_mux32.d[2 * w].next = self.t_pc[w].q.val();
-            self.c_mux32.d[2 * w + 1].next = self.t_rpc[w].q.val();
+            self.c_mux_rpc.sel[w].next = self.sel[w].val();
+            self.c_mux_rpc.d[w].next = self.t_rpc[w].q.val();
             self.c_muxl.sel[w].next = self.sel[w].val();
             self.c_muxl.d[2 * w].next = self.t_mask[w].q.val();
             self.c_muxl.d[2 * w + 1].next = self.live[w].q.val();
@@ -574,8 +573,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             self.c_full.next = self.c_full.val() | (self.sel[w].val() & self.w_full[w].val());
         }
         // The selected warp's registers (0 when `cmd_warp` is no warp).
-        self.c_pc.next = self.c_mux32.q[0].val();
-        self.c_rpc.next = self.c_mux32.q[1].val();
+        self.c_rpc.next = self.c_mux_rpc.q[0].val();
         self.c_mask.next = self.c_muxl.q[0].val();
         self.c_live.next = self.c_muxl.q[1].val();
         self.c_dep.next = self.c_muxd.q[0].val();
@@ -603,14 +601,17 @@ impl<const L: usize> Logic for SimtStack<L> {
         self.pop_o.next = self.cmd_rpc.val() == self.c_rpc.val();
         self.x_live.next = self.c_live.val() & (!self.cmd_mask_a.val());
         self.x_mask.next = self.c_mask.val() & (!self.cmd_mask_a.val());
-        self.n_pc.next = self.c_pc.val();
+        // The TOS pc is written only by the commands that set it (`n_pc_we`): every other
+        // command keeps it, so the old pc is never read back through a multiplexer.
+        self.n_pc.next = self.cmd_pc_a.val();
+        self.n_pc_we.next = false;
         self.n_rpc.next = self.c_rpc.val();
         self.n_mask.next = self.c_mask.val();
         self.n_dep.next = self.c_dep.val();
         self.n_live.next = self.c_live.val();
         self.n_pend.next = false;
         if self.is_reset.val() {
-            self.n_pc.next = self.cmd_pc_a.val();
+            self.n_pc_we.next = true;
             self.n_rpc.next = self.rpc_none.val();
             self.n_mask.next = self.cmd_mask_a.val();
             self.n_live.next = self.cmd_mask_a.val();
@@ -620,7 +621,7 @@ impl<const L: usize> Logic for SimtStack<L> {
             }
         }
         if self.is_set_pc.val() {
-            self.n_pc.next = self.cmd_pc_a.val();
+            self.n_pc_we.next = true;
             if self.cmd_pc_a.val() == self.c_rpc.val() {
                 self.n_dep.next = self.c_dep_m1.val();
                 self.n_pend.next = self.c_dep.val() != self.dep1.val();
@@ -643,11 +644,12 @@ impl<const L: usize> Logic for SimtStack<L> {
             }
             if !self.pop_b.val() {
                 self.n_pc.next = self.cmd_pc_b.val();
+                self.n_pc_we.next = true;
                 self.n_rpc.next = self.cmd_rpc.val();
                 self.n_mask.next = self.cmd_mask_b.val();
                 self.n_dep.next = self.c_dep.val() + self.dep2.val();
             } else if !self.pop_a.val() {
-                self.n_pc.next = self.cmd_pc_a.val();
+                self.n_pc_we.next = true;
                 self.n_rpc.next = self.cmd_rpc.val();
                 self.n_mask.next = self.cmd_mask_a.val();
                 self.n_dep.next = self.c_dep.val() + self.dep1.val();
@@ -657,6 +659,7 @@ impl<const L: usize> Logic for SimtStack<L> {
                 // Both sides pop: the old TOS continues at R, unless it pops as well, when its
                 // pc is never read (a refill replaces it before `busy` falls).
                 self.n_pc.next = self.cmd_rpc.val();
+                self.n_pc_we.next = true;
                 if self.pop_o.val() {
                     self.n_dep.next = self.c_dep_m1.val();
                     self.n_pend.next = self.c_dep.val() != self.dep1.val();
@@ -781,8 +784,10 @@ impl<const L: usize> Logic for SimtStack<L> {
                     self.bsy[w].d.next = false;
                 }
             }
-            if self.cmd_we[w].val() {
+            if self.cmd_we[w].val() & self.n_pc_we.val() {
                 self.t_pc[w].d.next = self.n_pc.val();
+            }
+            if self.cmd_we[w].val() {
                 self.t_rpc[w].d.next = self.n_rpc.val();
                 self.t_mask[w].d.next = self.n_mask.val();
                 self.dep[w].d.next = self.n_dep_k.val();

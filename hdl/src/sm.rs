@@ -966,7 +966,7 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                         // AtReturn reads x1 as a third source: wait until nothing is pending.
                         if self.dec_h[w].is_branch.val()
-                            & (self.fetch.head_kind[w].val() == self.k_kind_ret.val())
+                            & self.fetch.head_at_return[w].val()
                             & !self.sb.idle[w].val()
                         {
                             self.rdy_d[w].next = false;

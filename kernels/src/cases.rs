@@ -275,6 +275,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: fault_mem_cases,
     },
     KernelSpec {
+        name: "shared_bounds",
+        source: "shared_bounds.c",
+        about: "faults on purpose: sw/lbu just past a 36-byte shared window (limit bits 2-4 are 0), the victim in every lane in turn (out-of-range-store/-load)",
+        shape: "grid 1, block = two warps (one if the SM has fewer threads); the victim is lane v of warp v % 2",
+        shared_bytes: 36,
+        cases: shared_bounds_cases,
+    },
+    KernelSpec {
         name: "fault_ctrl",
         source: "fault_ctrl.c",
         about: "faults on purpose: misaligned jal/jalr target, fetch out of range, divergent ret, unanalysed divergent branch",
@@ -1101,7 +1109,7 @@ fn csr_all_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             let out = csr_all_ref(limits, grid, block);
             // Unchecked words start random, so every seed gives other buffers.
             let mut rng = rng_for(seed, "csr_all", idx);
-            let raw: Vec<u32> = (0..6 * n).map(|_| rng.gen()).collect();
+            let raw: Vec<u32> = (0..7 * n).map(|_| rng.gen()).collect();
             Case {
                 kernel: "csr_all",
                 label: format!("grid={grid} block={block}"),
@@ -2388,6 +2396,50 @@ fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             }),
         ],
     )
+}
+
+/// One case per lane `v`: thread `v` of warp `v % 2` (CTA 0, SM 0) stores a word (even `v`) or
+/// loads a byte (odd `v`) at the end of its CTA's 36-byte window, alone in its warp, so lane `v`'s
+/// own limit check is the one that must raise the fault (issue 11: small's lane 5 limit bit 4).
+fn shared_bounds_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes.max(1);
+    let warps = if limits.max_block >= 2 * lanes { 2 } else { 1 };
+    let block = (warps * lanes).min(limits.max_block.max(1));
+    (0..lanes.min(block))
+        .map(|v| {
+            let warp = v % warps;
+            let vtid = warp * lanes + v;
+            let which = v % 2;
+            let mut rng = rng_for(seed, "shared_bounds", v as usize);
+            let init: Vec<u32> = (0..block).map(|_| rng.gen()).collect();
+            let (what, cause, pc) = if which == 0 {
+                ("sw", "out-of-range-store", "wf_fault_sw")
+            } else {
+                ("lbu", "out-of-range-load", "wf_fault_lbu")
+            };
+            Case {
+                kernel: "shared_bounds",
+                label: format!("{what}-past-window grid=1 block={block} victim=lane{v}"),
+                grid: 1,
+                block,
+                buffers: vec![inout("out", &init, &init)],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Word(which),
+                    Param::Word(0),
+                    Param::Word(vtid),
+                ],
+                cta_base: 0,
+                counter_base: COUNTER_BASE,
+                expected_fault: Some(ExpectedFault {
+                    warp,
+                    lane: Some(v),
+                    addr: Some(FaultAddr::Abs(0x1000_0024)),
+                    ..fault_at(cause, pc)
+                }),
+            }
+        })
+        .collect()
 }
 
 fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
