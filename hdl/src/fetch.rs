@@ -329,6 +329,10 @@ pub struct Fetch {
     /// The PC bits at and above the instruction memory's size (a power of two): a PC is in the
     /// memory when they are all zero.
     pc_high: Constant<Bits<32>>,
+    /// The bits of a sidecar word that can be non-zero: a reconvergence PC lies in the text
+    /// (below `imem_bytes`), so the read masks the rest to constant 0 and the units after it
+    /// (issue, branch unit) lose those bits in synthesis.
+    recon_bits: Constant<Bits<32>>,
     /// `imem_bytes / 4` (load range).
     word_limit: Constant<Bits<32>>,
     /// [`PLAIN_OPCODES`].
@@ -481,6 +485,7 @@ impl Fetch {
             zero32: Constant::new(0u64.into()),
             four: Constant::new(4u64.into()),
             pc_high: Constant::new((!(imem_bytes as u64 - 1) & 0xffff_ffff).into()),
+            recon_bits: Constant::new((imem_bytes as u64 - 1).into()),
             word_limit: Constant::new(((imem_bytes / 4) as u64).into()),
             plain_op: PLAIN_OPCODES
                 .iter()
@@ -831,7 +836,7 @@ impl Logic for Fetch {
             }
         }
         self.read_pc.next = self.ring.rdata[0].val();
-        self.read_recon.next = self.ring.rdata[1].val();
+        self.read_recon.next = self.ring.rdata[1].val() & self.recon_bits.val();
     }
 }
 

@@ -219,6 +219,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: cta_shared_cases,
     },
     KernelSpec {
+        name: "cta_slots",
+        source: "cta_slots.c",
+        about: "two-warp CTAs whose first warp exits early: new CTAs launch beside CTAs still holding their slot, so CTAs reach the high CTA slots with their warps in many warp slots; barriers across and within CTAs",
+        shape: "block = two warps (2 lanes or lanes + 1 threads), grid 12 per SM and two warp slots",
+        shared_bytes: CTA_SLOTS_WORDS * 4,
+        cases: cta_slots_cases,
+    },
+    KernelSpec {
         name: "barrier_slots",
         source: "barrier_slots.c",
         about: "one CTA per SM over every warp slot; in round r warp r is late to the barrier",
@@ -1973,6 +1981,59 @@ pub fn cta_shared_ref(grid: u32, block: u32, rounds: u32) -> (Vec<u32>, Vec<u32>
         }
     }
     (out, window)
+}
+
+/// Words of `cta_slots.c`'s shared window (`CTA_SLOTS_WORDS`).
+const CTA_SLOTS_WORDS: u32 = 64;
+
+/// `cta_slots.c`'s `out` for a grid of `grid` CTAs of `block` threads on `lanes`-wide warps.
+fn cta_slots_ref(grid: u32, block: u32, lanes: u32) -> Vec<u32> {
+    let word = |c: u32, t: u32| (c << 16) ^ (t << 8) ^ 0x5A;
+    (0..grid)
+        .flat_map(|c| {
+            (0..block).map(move |t| {
+                let v = word(c, (t + lanes) % block);
+                if t < lanes {
+                    v
+                } else {
+                    v ^ word(c, t) ^ 0xFFFF_0000
+                }
+            })
+        })
+        .collect()
+}
+
+/// Two shapes, full and one-thread second warps, with random waits per CTA so that CTAs end
+/// out of launch order (issue 11: small's warp 3 in CTA slot 7 was never reached).
+fn cta_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes;
+    if lanes < 2 || limits.max_block < 2 * lanes || 2 * lanes > CTA_SLOTS_WORDS || limits.sms == 0
+    {
+        return Vec::new();
+    }
+    let grid = 12 * limits.sms * (limits.max_block / lanes / 2).max(1);
+    [2 * lanes, lanes + 1]
+        .iter()
+        .enumerate()
+        .map(|(idx, &block)| {
+            let mut rng = rng_for(seed, "cta_slots", idx);
+            let spin: Vec<u32> = (0..grid).map(|_| rng.gen_range(0..16)).collect();
+            Case {
+                kernel: "cta_slots",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![
+                    output("out", &cta_slots_ref(grid, block, lanes)),
+                    input("spin", &spin),
+                ],
+                params: vec![Param::Buffer(0), Param::Buffer(1)],
+                cta_base: 0,
+                counter_base: COUNTER_BASE,
+                expected_fault: None,
+            }
+        })
+        .collect()
 }
 
 fn cta_shared_cases(limits: &Limits, seed: u64) -> Vec<Case> {

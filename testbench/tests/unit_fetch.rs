@@ -28,8 +28,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
 use warpforge_isa::{
-    csr, decode, encode, AluOp, BranchOp, CsrOp, Instr, LoadOp, MulDivOp, Reconvergence, SimtOp,
-    StoreOp,
+    csr, decode, encode, sidecar_kind, AluOp, BranchOp, CsrOp, Instr, LoadOp, MulDivOp,
+    Reconvergence, SimtOp, StoreOp,
 };
 use warpforge_testbench::unit::{build_unit, lint, unit_cycles, unit_seed, yosys_check};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
@@ -95,17 +95,22 @@ struct InFlight {
 }
 
 /// An I-buffer head as the unit's ports show it: the PC and the whole sidecar word only through
-/// the read port (`read`), otherwise PC 0 and the sidecar's kind bits.
+/// the read port (`read`), otherwise PC 0 and, as the sidecar, 1 if its kind is `AtReturn` and 0
+/// if not (`head_at_return`).
 fn seen_through_ports(e: &Entry, read: bool) -> Entry {
     if read {
         *e
     } else {
         Entry {
             pc: 0,
-            recon: e.recon & 3,
+            recon: at_return(e.recon).into(),
             ..*e
         }
     }
+}
+
+fn at_return(recon: u32) -> bool {
+    recon & 3 == sidecar_kind::AT_RETURN
 }
 
 /// Whether issuing `word` stops the GPU (docs/isa.md): not an instruction, `ecall`, `ebreak`, a
@@ -265,8 +270,8 @@ impl FetchRef {
     }
 
     /// The outputs of the current state. Only warp `read`'s head shows its PC and sidecar
-    /// word (the read port); every other head shows PC 0 and the sidecar's kind bits
-    /// (`head_kind`), as [`FetchRtl::cycle`] assembles them.
+    /// word (the read port); every other head shows PC 0 and whether the sidecar's kind is
+    /// `AtReturn` (`head_at_return`), as [`FetchRtl::cycle`] assembles them.
     fn outputs(&self, read: u8) -> Outputs {
         Outputs {
             heads: self
@@ -343,7 +348,9 @@ impl FetchRef {
         if let Some((a, word, recon)) = inp.load {
             if (a as usize) < nwords {
                 self.words[a as usize] = word;
-                self.recons[a as usize] = recon;
+                // A sidecar's PC lies in the text: the unit keeps only the bits below
+                // `imem_bytes` (docs/microarch/fetch.md).
+                self.recons[a as usize] = recon & (self.imem_bytes - 1);
             }
         }
         if inp.reset {
@@ -425,7 +432,7 @@ impl FetchRtl {
             head: [
                 "head_valid",
                 "head_word",
-                "head_kind",
+                "head_at_return",
                 "head_fault",
                 "head_ends",
                 "head_stops",
@@ -495,9 +502,9 @@ impl FetchRtl {
                     recon: if read {
                         let r = m.get(self.read[2]) as u32;
                         assert_eq!(
-                            u64::from(r & 3),
+                            u64::from(at_return(r)),
                             m.get(self.head[2][w]),
-                            "warp {w}: head_kind differs from the read port's sidecar word"
+                            "warp {w}: head_at_return differs from the read port's sidecar word"
                         );
                         r
                     } else {
