@@ -28,6 +28,9 @@
  *        ra, so the other side runs before the warp fetches value. A refill that flipped the
  *        RPC's bit 24 when bit 21 is set (m166 of tiny's seed-1 sample on 837fe20) fetched
  *        value with the first side alone; 0xAAAAAAA8 and 0x55555554 in warp slots 0, 1, 2.
+ * Case 2 runs also with every lane that can be the lowest active one (0 … lanes-2) as the
+ * victim, with 0xAAAAAAA8 and with 0x55555554: the RPC is that lane's ra, and each lane's ra
+ * has its own operand-collector RAM bits, dispatch-register bits and bypass path.
  *
  * Why (issue 11): in every other kernel multi-lane jalrs and AtReturn reconvergence stay
  * within the first 16 KiB, so the upper bits of the jalr grouping compare (a_adj) and of the

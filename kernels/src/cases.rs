@@ -221,8 +221,8 @@ pub(crate) static ALL: &[KernelSpec] = &[
     KernelSpec {
         name: "cta_slots",
         source: "cta_slots.c",
-        about: "two-warp CTAs whose first warp exits early: new CTAs launch beside CTAs still holding their slot, so CTAs reach the high CTA slots with their warps in many warp slots; barriers across and within CTAs",
-        shape: "block = two warps (2 lanes or lanes + 1 threads), grid 12 per SM and two warp slots",
+        about: "CTAs whose warps end at random, different times: new CTAs launch beside CTAs still holding their slot, so CTAs reach the high CTA slots with their warps in many warp slots; barriers across and within CTAs",
+        shape: "block = 2 lanes, lanes + 1 or lanes - 1 threads, grid 12 per SM and two warp slots",
         shared_bytes: CTA_SLOTS_WORDS * 4,
         cases: cta_slots_cases,
     },
@@ -286,7 +286,7 @@ pub(crate) static ALL: &[KernelSpec] = &[
         name: "shared_bounds",
         source: "shared_bounds.c",
         about: "faults on purpose: sw/lbu just past a 36-byte shared window (limit bits 2-4 are 0), the victim in every lane in turn (out-of-range-store/-load)",
-        shape: "grid 1, block = two warps (one if the SM has fewer threads); the victim is lane v of warp v % 2",
+        shape: "grid 2, block = a full SM less one thread; the victim is lane v of CTA v % 2, warp (v / 2) % full warps",
         shared_bytes: 36,
         cases: shared_bounds_cases,
     },
@@ -1984,7 +1984,7 @@ pub fn cta_shared_ref(grid: u32, block: u32, rounds: u32) -> (Vec<u32>, Vec<u32>
 }
 
 /// Words of `cta_slots.c`'s shared window (`CTA_SLOTS_WORDS`).
-const CTA_SLOTS_WORDS: u32 = 64;
+const CTA_SLOTS_WORDS: u32 = 128;
 
 /// `cta_slots.c`'s `out` for a grid of `grid` CTAs of `block` threads on `lanes`-wide warps.
 fn cta_slots_ref(grid: u32, block: u32, lanes: u32) -> Vec<u32> {
@@ -1993,7 +1993,7 @@ fn cta_slots_ref(grid: u32, block: u32, lanes: u32) -> Vec<u32> {
         .flat_map(|c| {
             (0..block).map(move |t| {
                 let v = word(c, (t + lanes) % block);
-                if t < lanes {
+                if t / lanes != (block - 1) / lanes {
                     v
                 } else {
                     v ^ word(c, t) ^ 0xFFFF_0000
@@ -2003,21 +2003,22 @@ fn cta_slots_ref(grid: u32, block: u32, lanes: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Two shapes, full and one-thread second warps, with random waits per CTA so that CTAs end
-/// out of launch order (issue 11: small's warp 3 in CTA slot 7 was never reached).
+/// Three shapes: two full warps, a one-thread second warp, and one partial warp (only one-warp
+/// CTAs can fill every CTA slot), with random waits per CTA so that CTAs end out of launch
+/// order (issue 11: small's warp 3 in CTA slot 7 was never reached).
 fn cta_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     let lanes = limits.lanes;
-    if lanes < 2 || limits.max_block < 2 * lanes || 2 * lanes > CTA_SLOTS_WORDS || limits.sms == 0
+    if lanes < 2 || limits.max_block < 2 * lanes || 2 * lanes > 64 || limits.sms == 0
     {
         return Vec::new();
     }
     let grid = 12 * limits.sms * (limits.max_block / lanes / 2).max(1);
-    [2 * lanes, lanes + 1]
+    [2 * lanes, lanes + 1, lanes - 1]
         .iter()
         .enumerate()
         .map(|(idx, &block)| {
             let mut rng = rng_for(seed, "cta_slots", idx);
-            let spin: Vec<u32> = (0..grid).map(|_| rng.gen_range(0..16)).collect();
+            let spin: Vec<u32> = (0..grid).map(|_| rng.gen_range(0..24)).collect();
             Case {
                 kernel: "cta_slots",
                 label: format!("grid={grid} block={block}"),
@@ -2459,20 +2460,26 @@ fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     )
 }
 
-/// One case per lane `v`: thread `v` of warp `v % 2` (CTA 0, SM 0) stores a word (even `v`) or
-/// loads a byte (odd `v`) at the end of its CTA's 36-byte window, alone in its warp, so lane `v`'s
-/// own limit check is the one that must raise the fault (issue 11: small's lane 5 limit bit 4).
+/// One case per lane `v`: the victim is lane `v` of a full warp of CTA `v % 2` (SM 1 for CTA 1
+/// on two-SM presets), which stores a word (even `v`) or loads a byte (odd `v`) at the end of
+/// its CTA's 36-byte window alone in its warp, so lane `v`'s own limit check is the one that
+/// must raise the fault (issue 11: small's lane 5 limit bit 4). The block is a full SM less one
+/// thread, as [`fault_cases`]'s, so CTA 1 runs on SM 1 or after CTA 0 in the same warp slots.
 fn shared_bounds_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    let lanes = limits.lanes.max(1);
-    let warps = if limits.max_block >= 2 * lanes { 2 } else { 1 };
-    let block = (warps * lanes).min(limits.max_block.max(1));
-    (0..lanes.min(block))
+    let lanes = limits.lanes;
+    if lanes < 2 || limits.max_block < 2 * lanes + 1 {
+        return Vec::new();
+    }
+    let block = partial(limits, limits.max_block);
+    let full_warps = block / lanes;
+    (0..lanes)
         .map(|v| {
-            let warp = v % warps;
+            let vcta = v % 2;
+            let warp = (v / 2) % full_warps;
             let vtid = warp * lanes + v;
             let which = v % 2;
             let mut rng = rng_for(seed, "shared_bounds", v as usize);
-            let init: Vec<u32> = (0..block).map(|_| rng.gen()).collect();
+            let init: Vec<u32> = (0..2 * block).map(|_| rng.gen()).collect();
             let (what, cause, pc) = if which == 0 {
                 ("sw", "out-of-range-store", "wf_fault_sw")
             } else {
@@ -2480,19 +2487,20 @@ fn shared_bounds_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             };
             Case {
                 kernel: "shared_bounds",
-                label: format!("{what}-past-window grid=1 block={block} victim=lane{v}"),
-                grid: 1,
+                label: format!("{what}-past-window grid=2 block={block} victim=cta{vcta}-warp{warp}-lane{v}"),
+                grid: 2,
                 block,
                 buffers: vec![inout("out", &init, &init)],
                 params: vec![
                     Param::Buffer(0),
                     Param::Word(which),
-                    Param::Word(0),
+                    Param::Word(vcta),
                     Param::Word(vtid),
                 ],
                 cta_base: 0,
                 counter_base: COUNTER_BASE,
                 expected_fault: Some(ExpectedFault {
+                    sm: vcta * u32::from(limits.sms >= 2),
                     warp,
                     lane: Some(v),
                     addr: Some(FaultAddr::Abs(0x1000_0024)),
@@ -2712,11 +2720,35 @@ fn wild_targets_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             0x5555_5554,
         ),
     ];
+    // Every lane that can be the lowest active one of a divergent return (0 … lanes-2) once
+    // with each of the two complementary addresses, in SM 0's full warps in turn: the RPC is
+    // the lowest active lane's `ra`, and each lane's copy of it has its own operand RAM bits,
+    // dispatch-register bits and bypass path (small's m59, m69 and m79 of its seed-1 sample on
+    // 837fe20, lane 3's `ra` bits 22, 24 and 26, passed every run: lanes 0, 1 and 6 only).
+    let full_warps = block / lanes;
+    let sweep: Vec<(String, u32)> = (0..lanes - 1)
+        .flat_map(|v| [(v, 0xAAAA_AAA8u32), (v, 0x5555_5554)])
+        .filter(|&(v, value)| {
+            !(v == lanes - 2 && value == 0xAAAA_AAA8 || v == 1 && value == 0x5555_5554)
+        })
+        .map(|(v, value)| (format!("ret-{value:08x}-lane{v}"), v))
+        .collect();
+    let sweep_cases = sweep.iter().map(|(what, v)| {
+        let value = if what.contains("aaaaaaa8") {
+            0xAAAA_AAA8
+        } else {
+            0x5555_5554
+        };
+        let warp = v % full_warps;
+        (what.as_str(), 2, value, (0, warp * lanes + v, 0), value)
+    });
     list.iter()
+        .copied()
+        .chain(sweep_cases)
         .enumerate()
         // The refill cases need a whole warp (both inner sides) at the victim.
-        .filter(|(_, &(_, which, _, victim, _))| which != 3 || victim.1 + lanes <= block)
-        .map(|(i, &(what, which, value, victim, pc))| {
+        .filter(|(_, (_, which, _, victim, _))| *which != 3 || victim.1 + lanes <= block)
+        .map(|(i, (what, which, value, victim, pc))| {
             let fault = |warp, _| ExpectedFault {
                 cause: "out-of-range-fetch",
                 sm: victim.2,

@@ -446,15 +446,20 @@ fn check_cases(limits: &Limits) {
         // Workloads: 3-5 shapes. Kernels that fault on purpose: four cases per fault (victims
         // on two SMs, four warps and four lanes), fault_ctrl's wild fetches once per warp
         // slot (two per slot), fault_hipc's six high PCs, wild_targets' eight wild PCs,
-        // wild_ctrl's seven and fetch_race's five rounds in slot 2 and one in each other slot.
+        // wild_ctrl's seven, fetch_race's five rounds in slot 2 and one in each other slot, and
+        // shared_bounds' victim in every lane.
         let max = match spec.name {
             "fault_ctrl" => 4 * 6 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
             "fault_hipc" => 4 * 6,
             "wild_ctrl" => 7,
             "fetch_race" => 5 + 7,
             n if n.starts_with("fault_") => 4 * 5,
-            // Five wild jalr targets, three wild return addresses, six refilled ones.
-            "wild_targets" => 14,
+            // Five wild jalr targets, three wild return addresses, six refilled ones, and
+            // each possible lowest active lane's return with two addresses (two of those
+            // among the three).
+            "wild_targets" => 14 + 2 * (limits.lanes as usize - 1) - 2,
+            // The victim in every lane.
+            "shared_bounds" => limits.lanes as usize,
             _ => 5,
         };
         assert!(
@@ -593,6 +598,7 @@ fn names_and_sources() {
             "return_lanes",
             "tmc_masks",
             "cta_shared",
+            "cta_slots",
             "barrier_slots",
             "barrier_late_cta",
             "huge_grid",
@@ -600,6 +606,7 @@ fn names_and_sources() {
             "fault_decode",
             "fault_csr",
             "fault_mem",
+            "shared_bounds",
             "fault_ctrl",
             "fault_hipc",
             "wild_targets",
