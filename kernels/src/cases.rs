@@ -2008,8 +2008,7 @@ fn cta_slots_ref(grid: u32, block: u32, lanes: u32) -> Vec<u32> {
 /// order (issue 11: small's warp 3 in CTA slot 7 was never reached).
 fn cta_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     let lanes = limits.lanes;
-    if lanes < 2 || limits.max_block < 2 * lanes || 2 * lanes > 64 || limits.sms == 0
-    {
+    if lanes < 2 || limits.max_block < 2 * lanes || 2 * lanes > 64 || limits.sms == 0 {
         return Vec::new();
     }
     let grid = 12 * limits.sms * (limits.max_block / lanes / 2).max(1);
@@ -2487,7 +2486,9 @@ fn shared_bounds_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             };
             Case {
                 kernel: "shared_bounds",
-                label: format!("{what}-past-window grid=2 block={block} victim=cta{vcta}-warp{warp}-lane{v}"),
+                label: format!(
+                    "{what}-past-window grid=2 block={block} victim=cta{vcta}-warp{warp}-lane{v}"
+                ),
                 grid: 2,
                 block,
                 buffers: vec![inout("out", &init, &init)],
