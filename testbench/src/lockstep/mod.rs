@@ -450,7 +450,7 @@ pub fn build_rtl(
     };
     let generated = top_verilog_file(cfg, &opts).map_err(CosimError::Build)?;
     let t1 = Instant::now();
-    let m = verilate(&generated.path, trace)?;
+    let m = verilate(&generated.path, trace, Source::Generated)?;
     let mut info = BuildInfo::new(generated.path, &m, generated.elapsed, t1.elapsed());
     info.verilog_cached = generated.cached;
     let inst = m.new_instance();
@@ -464,16 +464,35 @@ pub fn build_rtl(
     Ok((inst, info))
 }
 
+/// Where the Verilog of a run comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// This generator's own output (`top_verilog_file`).
+    Generated,
+    /// A file the user gave (`--verilog`): a mutant design, an edited netlist, yosys's output.
+    Given,
+}
+
 /// Verilate, compile and load `verilog` (top `warpforge_top`), cached on disk.
-fn verilate(verilog: &Path, trace: bool) -> Result<LoadedModel, CosimError> {
+fn verilate(verilog: &Path, trace: bool, source: Source) -> Result<LoadedModel, CosimError> {
+    // The generated top is lint-clean (its own tests check `--lint-only -Wall`); a warning
+    // must not stop a co-simulation.
+    let mut verilator_args = vec!["-Wno-fatal".to_string()];
+    if source == Source::Given {
+        // Verilator 5.006's DFG optimiser miscompiles a cell output port connected to a
+        // concatenation whose bits are driven again by an `assign` (the pattern yosys's
+        // `mutate` writes for a mutated cell port): it made `{a[63:48], x, a[46:0]}` with
+        // `a[47] = sel ? 1 : x` a constant 1 (small's seed-1 mutant design, mutsel = 0).
+        // Without DFG (`-fno-dfg`) its C++ is right; later Verilator releases reworked DFG's
+        // concatenation assignments (e.g. verilator PR 6255), not checked here.
+        verilator_args.push("-fno-dfg".into());
+    }
     build(&ModelBuild {
         top: TOP_NAME.to_string(),
         verilog_files: vec![verilog.to_path_buf()],
         cache_dir: crate::unit::cache_dir(),
         trace,
-        // The generated top is lint-clean (its own tests check `--lint-only -Wall`); a
-        // warning must not stop a co-simulation.
-        verilator_args: vec!["-Wno-fatal".into()],
+        verilator_args,
     })
     .map_err(|e| CosimError::Build(format!("building the Verilated model: {e}")))
 }
@@ -502,7 +521,7 @@ fn obtain_model(
         None => build_rtl(cfg, opts.inject, trace),
         Some(path) => {
             let t = Instant::now();
-            let m = verilate(path, trace)?;
+            let m = verilate(path, trace, Source::Given)?;
             let info = BuildInfo::new(path.clone(), &m, Duration::ZERO, t.elapsed());
             Ok((m, info))
         }
