@@ -453,7 +453,10 @@ impl<const L: usize> Logic for BranchUnit<L> {
         // ---------------- cycle D+1 of a `jalr`: which lanes go to the lowest active lane's
         // target, from the registered operands (in D, the target adders then the compares were
         // `tiny`'s placed critical path on cda350a, 13.4 ns, docs/fpga.md).
-        for l in 0..self._lanes {
+        // Lane 0, when active, is the lowest active lane itself: always in the group, so it
+        // needs no compare (issue 11: its `adj` compare decided nothing, small's m56).
+        self.pk_group.d[0].next = self.s_mask.q.val().get_bit(0);
+        for l in 1..self._lanes {
             self.pk_group.d[l].next = self.s_mask.q.val().get_bit(l)
                 & ((self.s_a[l].q.val() == self.s_a_first.q.val())
                     | (self.s_a[l].q.val() == self.s_a_adj.q.val()));

@@ -108,13 +108,14 @@ impl StackGeometry {
     }
 }
 
-/// One field of the entries of one level parity: `W` bits, one synchronous read port (`re`:
-/// data in the next cycle, held otherwise), one write port, and an asynchronous debug read port
-/// (verification only; unconnected in the SM, so synthesis removes it).
+/// One field of the entries of one level parity: `W` bits, one synchronous read port (the
+/// entry at `rwarp`/`rlevel` in the next cycle, read at every edge: the stack uses `rdata`
+/// only in the cycle after it asked for it, so a held value would be logic nothing reads), one
+/// write port, and an asynchronous debug read port (verification only; unconnected in the SM,
+/// so synthesis removes it).
 #[derive(LogicBlock)]
 pub struct StackRam<const W: usize> {
     pub clock: Signal<In, Clock>,
-    pub re: Signal<In, Bit>,
     pub rwarp: Signal<In, Bits<WARP_BITS>>,
     pub rlevel: Signal<In, Bits<ENTRY_BITS>>,
     pub rdata: Signal<Out, Bits<W>>,
@@ -133,7 +134,6 @@ impl<const W: usize> StackRam<W> {
     pub fn new(geo: StackGeometry) -> Self {
         StackRam {
             clock: Default::default(),
-            re: Default::default(),
             rwarp: Default::default(),
             rlevel: Default::default(),
             rdata: Default::default(),
@@ -154,10 +154,8 @@ impl<const W: usize> Logic for StackRam<W> {
     fn update(&mut self) {
         let g = self._geo;
         if self.clock.pos_edge() {
-            if self.re.val() {
-                let a = g.address(self.rwarp.val().index(), self.rlevel.val().index());
-                self.rdata.next = self._sim.get(&a).copied().unwrap_or_default();
-            }
+            let a = g.address(self.rwarp.val().index(), self.rlevel.val().index());
+            self.rdata.next = self._sim.get(&a).copied().unwrap_or_default();
             if self.we.val() {
                 let a = g.address(self.wwarp.val().index(), self.wlevel.val().index());
                 self._sim.insert(a, self.wdata.val());
@@ -184,9 +182,7 @@ reg [{hi}:0] ram [0:{last}];
 // Address bits not decoded here (level parity selects the RAM; warps beyond `warps`).
 wire unused_addr_bits = &{{1'b0, {unused}}};
 always @(posedge clock) begin
-   if (re) begin
-      rdata <= ram[{raddr}];
-   end
+   rdata <= ram[{raddr}];
    if (we) begin
       ram[{waddr}] <= wdata;
    end
@@ -208,7 +204,6 @@ assign ddata = ram[{daddr}];
             name: "stack_ram".into(),
             clock: "clock".into(),
             inputs: vec![
-                "re".into(),
                 "rwarp".into(),
                 "rlevel".into(),
                 "we".into(),
@@ -576,7 +571,9 @@ impl<const L: usize> Logic for SimtStack<L> {
         self.c_rpc.next = self.c_mux_rpc.q[0].val();
         self.c_mask.next = self.c_muxl.q[0].val();
         self.c_live.next = self.c_muxl.q[1].val();
-        self.c_dep.next = self.c_muxd.q[0].val();
+        // Masked to the depth's bits (`dq` has no others): a stray upper bit of the select
+        // would otherwise reach the unmasked compares below.
+        self.c_dep.next = self.c_muxd.q[0].val() & self.dep_mask.val();
         self.c_dep_m1.next = (self.c_dep.val() - self.dep1.val()) & self.dep_mask.val();
         self.apply.next = self.c_any.val() & (!self.rst.val());
         for w in 0..self._warps {
@@ -737,13 +734,10 @@ impl<const L: usize> Logic for SimtStack<L> {
         self.pk_lo.next = self.pk_dep.val().get_bits::<8>(0);
         self.pk_level.next = self.pk_lo.val() - self.level1.val();
         for b in 0..2 {
-            self.ram_rpc[b].re.next = self.pk_found.val();
             self.ram_rpc[b].rwarp.next = self.pk_warp.val();
             self.ram_rpc[b].rlevel.next = self.pk_level.val();
-            self.ram_pc[b].re.next = self.pk_found.val();
             self.ram_pc[b].rwarp.next = self.pk_warp.val();
             self.ram_pc[b].rlevel.next = self.pk_level.val();
-            self.ram_mask[b].re.next = self.pk_found.val();
             self.ram_mask[b].rwarp.next = self.pk_warp.val();
             self.ram_mask[b].rlevel.next = self.pk_level.val();
         }
