@@ -686,8 +686,11 @@ impl Gpu {
     fn release_barrier(sm: &mut Sm, cta_slot: usize, stats: &mut Stats) {
         let cta = sm.ctas[cta_slot].as_mut().expect("CTA");
         cta.waiting = 0;
+        // `cta.warps` keeps the slots of warps that have finished, and a finished warp's
+        // slot may hold a warp of another CTA by now (found by `cta_slots`): release only the
+        // warps still in this CTA.
         for &w in &cta.warps {
-            if sm.warps[w].state == WarpState::Barrier {
+            if sm.warps[w].state == WarpState::Barrier && sm.warps[w].cta_slot == cta_slot {
                 sm.warps[w].state = WarpState::Ready;
             }
         }
