@@ -2274,25 +2274,45 @@ fn fault_cases(
             let mut f = fault(vcta * block + vtid, vtid % limits.lanes);
             f.sm = sm;
             f.warp = vtid / limits.lanes;
-            cases.push(Case {
+            cases.push(victim_case(
                 kernel,
-                label: format!("{what} grid={grid} block={block}{suffix}"),
-                grid,
-                block,
-                buffers: vec![inout("out", &init, &init)],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Word(which as u32),
-                    Param::Word(vcta),
-                    Param::Word(vtid),
-                ],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: Some(f),
-            });
+                format!("{what} grid={grid} block={block}{suffix}"),
+                (grid, block),
+                &init,
+                [which as u32, vcta, vtid],
+                f,
+            ));
         }
     }
     cases
+}
+
+/// A case of a kernel with `fault_kernel.h`'s parameter block (`out`, `which`, `victim_cta`,
+/// `victim_tid`): `out` starts as `init` and is not compared (the run must stop on `fault`).
+fn victim_case(
+    kernel: &'static str,
+    label: String,
+    (grid, block): (u32, u32),
+    init: &[u32],
+    [which, vcta, vtid]: [u32; 3],
+    fault: ExpectedFault,
+) -> Case {
+    Case {
+        kernel,
+        label,
+        grid,
+        block,
+        buffers: vec![inout("out", init, init)],
+        params: vec![
+            Param::Buffer(0),
+            Param::Word(which),
+            Param::Word(vcta),
+            Param::Word(vtid),
+        ],
+        cta_base: 0,
+        counter_base: COUNTER_BASE,
+        expected_fault: Some(fault),
+    }
 }
 
 /// An expected fault at the start of function `pc` (SM and warp are set by [`fault_cases`]).
@@ -2484,30 +2504,22 @@ fn shared_bounds_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             } else {
                 ("lbu", "out-of-range-load", "wf_fault_lbu")
             };
-            Case {
-                kernel: "shared_bounds",
-                label: format!(
+            victim_case(
+                "shared_bounds",
+                format!(
                     "{what}-past-window grid=2 block={block} victim=cta{vcta}-warp{warp}-lane{v}"
                 ),
-                grid: 2,
-                block,
-                buffers: vec![inout("out", &init, &init)],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Word(which),
-                    Param::Word(vcta),
-                    Param::Word(vtid),
-                ],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: Some(ExpectedFault {
+                (2, block),
+                &init,
+                [which, vcta, vtid],
+                ExpectedFault {
                     sm: vcta * u32::from(limits.sms >= 2),
                     warp,
                     lane: Some(v),
                     addr: Some(FaultAddr::Abs(0x1000_0024)),
                     ..fault_at(cause, pc)
-                }),
-            }
+                },
+            )
         })
         .collect()
 }
