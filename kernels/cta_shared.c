@@ -5,18 +5,21 @@
  * sh[w] (w = tid, tid + ntid, …) to acc before anything is stored: zero, since a CTA's shared
  * memory is zero when it starts (docs/isa.md; the third case runs twice as many CTAs as fit,
  * so later CTAs start in windows earlier ones filled). Then, for r in 0..rounds:
- * writes sh[(w + r) % 64] = (ctaid << 20) ^ (r << 12) ^ w for its words w = tid, tid + ntid,
+ * writes sh[(w + r) % CTA_SHARED_WORDS] = (ctaid << 20) ^ (r << 12) ^ w for its words w = tid, tid + ntid,
  * …; waits (three dependent divides, so that the other resident CTAs write their windows
- * meanwhile; acc += the last quotient & 1); barrier; acc += sh[(tid + 1 + r) % 64]; barrier.
- * out[gtid] = acc, and window[ctaid*64 + w] = sh[w] at the end.
+ * meanwhile; acc += the last quotient & 1); barrier; acc += sh[(tid + 1 + r) % CTA_SHARED_WORDS]; barrier.
+ * out[gtid] = acc, and window[ctaid*CTA_SHARED_WORDS + w] = sh[w] at the end
+ * (cta_shared_narrow.c builds it with 5 words).
  * A CTA whose window overlaps another's (a wrong shared base) reads the other's values.
  *
- * Parameters: out (grid*block words), window (grid*64 words: each CTA's window at the end),
+ * Parameters: out (grid*block words), window (grid*CTA_SHARED_WORDS words: each CTA's window at the end),
  * rounds. Block <= 64.
  */
 #include "warpforge.h"
 
+#ifndef CTA_SHARED_WORDS
 #define CTA_SHARED_WORDS 64
+#endif
 
 struct params {
     uint32_t *out;

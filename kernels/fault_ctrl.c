@@ -2,7 +2,7 @@
  * fault_ctrl - control transfers that fault (docs/isa.md §3.1, §4, §8).
  *
  * Parameters: out (u32 *, grid*block words), which, victim_cta, victim_tid.
- * Every thread writes out[gtid] = gtid ^ 0x96960000. Cases 0-2 and 5-7: the victim thread (CTA victim_cta, thread victim_tid)
+ * Every thread writes out[gtid] = gtid ^ 0x96960000. Cases 0-2 and 5-8: the victim thread (CTA victim_cta, thread victim_tid)
  * alone; cases 3-4: every thread of the victim's warp:
  *   0 wf_fault_jal     `jal x0, .+6`             misaligned-fetch (target reported, no lane)
  *   1 wf_fault_jalr    `jalr ra, 2(a0)`, a0 = &wf_fault_jalr   misaligned-fetch (lane and
@@ -16,9 +16,13 @@
  *                                                diverges (lane parity): unknown-reconvergence
  *   5 wf_fault_jalback `jal x0, .-0x100000`      out-of-range-fetch at wf_fault_jalback - 1 MiB
  *                                                (wraps: bits 20-31 set; a jal target, not jalr)
- *   6 wf_fault_jalr    a0 = 0xAAAAAAA8 - 2       out-of-range-fetch at 0xAAAAAAA8
- *   7 wf_fault_jalr    a0 = 0x55555554 - 2       out-of-range-fetch at 0x55555554
- *                      (cases 6-7: every PC bit from 2 to 31 is 1 in one and 0 in the other, on
+ *   6 wf_fault_jalbackm `jal x0, .-0x100000+2`  misaligned-fetch at wf_fault_jalbackm - 1 MiB + 2
+ *                                                (wraps and misaligned: the branch unit's
+ *                                                misaligned-target check and fault address with
+ *                                                bits 20-31 set)
+ *   7 wf_fault_jalr    a0 = 0xAAAAAAA8 - 2       out-of-range-fetch at 0xAAAAAAA8
+ *   8 wf_fault_jalr    a0 = 0x55555554 - 2       out-of-range-fetch at 0x55555554
+ *                      (cases 7-8: every PC bit from 2 to 31 is 1 in one and 0 in the other, on
  *                      its way through fetch to the fault record: a PC bit lost anywhere on
  *                      that path is a wrong fault PC; the case list repeats them for every warp
  *                      slot)
@@ -44,6 +48,12 @@ __asm__(".text\n"
         "    .4byte 0x8000006f\n" /* jal x0, .-0x100000 (the most negative jal offset) */
         "    ret\n"
         ".size wf_fault_jalback, .-wf_fault_jalback\n"
+
+        ".globl wf_fault_jalbackm\n.type wf_fault_jalbackm, @function\n.p2align 2\n"
+        "wf_fault_jalbackm:\n"
+        "    .4byte 0x8020006f\n" /* jal x0, .-0x100000+2 (wraps below 0, misaligned) */
+        "    ret\n"
+        ".size wf_fault_jalbackm, .-wf_fault_jalbackm\n"
 
         ".globl wf_fault_divret\n.type wf_fault_divret, @function\n.p2align 2\n"
         "wf_fault_divret:\n"
@@ -76,6 +86,7 @@ void wf_fault_jal(void);
 void wf_fault_jalr(uint32_t target_minus_2);
 void wf_fault_divret(void);
 void wf_fault_jalback(void);
+void wf_fault_jalbackm(void);
 void wf_fault_unrec(void);
 
 WF_KERNEL(p)
@@ -96,6 +107,8 @@ WF_KERNEL(p)
             else if (w == 5)
                 wf_fault_jalback();
             else if (w == 6)
+                wf_fault_jalbackm();
+            else if (w == 7)
                 wf_fault_jalr(0xAAAAAAA8u - 2);
             else
                 wf_fault_jalr(0x55555554u - 2);

@@ -54,7 +54,9 @@
 //!   taken) does not hold back complete instructions for other units: it is offered again
 //!   when the pointer comes back to it. The dispatched CU is free from the next cycle.
 //! * **Reset** (synchronous): all CUs free, pointers 0. While `reset` is high the unit does
-//!   nothing: no allocation, grant, dispatch or register write; all outputs are 0.
+//!   nothing: no allocation, grant, dispatch or register write; all outputs are 0. (A read
+//!   granted in the cycle before reset still lands in its CU's operand RAM in the first reset
+//!   cycle; the CU is free by then and nothing reads it.)
 //!
 //! No WAR hazard: the scoreboard stops RAW and WAW; an operand read into a CU is held there; and
 //! because instructions of one warp leave in issue order, a younger instruction that writes a
@@ -856,9 +858,10 @@ impl Logic for OperandCollector {
                                 }
                                 for s in 0..self._s {
                                     for b in 0..self._b {
+                                        // No reset term: `g_v` is cleared by reset, and what a
+                                        // free unit's operand RAM holds is never read.
                                         self.rams.we[s * nb1 + b].next = self.g_v[b].q.val()
-                                            && (self.g_src[b].q.val() == self.k_src[s].val())
-                                            && !self.reset.val();
+                                            && (self.g_src[b].q.val() == self.k_src[s].val());
                                         self.rams.waddr[s * nb1 + b].next = self.g_cu[b].q.val();
                                         for l in 0..self._l {
                                             self.rams.wdata[(s * nb1 + b) * nl + l].next =
@@ -921,7 +924,9 @@ impl Logic for OperandCollector {
                                     // was then offered a cycle later).
                                     self.elig[i].next = self.complete[i].val();
                                     for j in 0..self._c {
-                                        if self.cu_dep[i * nc + j].q.val() {
+                                        // A unit is never older than itself: the diagonal
+                                        // flags are 0 and not read.
+                                        if j != i && self.cu_dep[i * nc + j].q.val() {
                                             self.elig[i].next = false;
                                         }
                                     }
@@ -1120,7 +1125,7 @@ impl Logic for OperandCollector {
                                                         == self.issue_warp.val())
                                                     && !self.fire_cu[j].val();
                                         }
-                                        if self.reset.val() {
+                                        if self.reset.val() || j == i {
                                             self.cu_dep[i * nc + j].d.next = false;
                                         }
                                     }

@@ -219,6 +219,22 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: cta_shared_cases,
     },
     KernelSpec {
+        name: "cta_shared_w5",
+        source: "cta_shared_w5.c",
+        about: "cta_shared with 5-word (20-byte) windows: CTA slot bases with their low bits set",
+        shape: "block <= 64, any grid",
+        shared_bytes: CTA_SHARED_W5_WORDS * 4,
+        cases: cta_shared_w5_cases,
+    },
+    KernelSpec {
+        name: "cta_shared_w12",
+        source: "cta_shared_w12.c",
+        about: "cta_shared with 12-word (48-byte) windows: CTA slot bases with bits 4 and 5 set",
+        shape: "block <= 64, any grid",
+        shared_bytes: CTA_SHARED_W12_WORDS * 4,
+        cases: cta_shared_w12_cases,
+    },
+    KernelSpec {
         name: "cta_slots",
         source: "cta_slots.c",
         about: "CTAs whose warps end at random, different times: new CTAs launch beside CTAs still holding their slot, so CTAs reach the high CTA slots with their warps in many warp slots; barriers across and within CTAs",
@@ -1902,50 +1918,85 @@ pub fn tmc_masks_ref(
 /// are random.
 fn tmc_masks_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     let lanes = limits.lanes;
-    shapes_1d(limits)
-        .into_iter()
-        .enumerate()
-        .map(|(idx, (grid, block, _))| {
-            let mut rng = rng_for(seed, "tmc_masks", idx);
-            let total = grid * block;
-            let warps_per_cta = block.div_ceil(lanes);
-            let m1: Vec<u32> = (0..total)
-                .map(|g| {
-                    let (c, t) = (g / block, g % block);
-                    if t % lanes == 0 {
-                        let k = (c * warps_per_cta + t / lanes) as usize;
-                        TMC_MASKS_FIRST[k % TMC_MASKS_FIRST.len()].wrapping_mul(0x1111_1111)
-                    } else {
-                        rng.gen()
-                    }
-                })
+    let case = |label: String, grid: u32, block: u32, m1: Vec<u32>, m2: Vec<u32>, m3: Vec<u32>| {
+        let out = tmc_masks_ref(&m1, &m2, &m3, grid, block, lanes);
+        Case {
+            kernel: "tmc_masks",
+            label,
+            grid,
+            block,
+            buffers: vec![
+                input("m1", &m1),
+                input("m2", &m2),
+                input("m3", &m3),
+                output("out", &out),
+            ],
+            params: vec![
+                Param::Buffer(0),
+                Param::Buffer(1),
+                Param::Buffer(2),
+                Param::Buffer(3),
+            ],
+            cta_base: 0,
+            counter_base: COUNTER_BASE,
+            expected_fault: None,
+        }
+    };
+    // Every warp slot of every SM: all lanes but one (`stay`) take the divergent side and end
+    // there, so the reconvergence entry read back from the SIMT stack's RAM must lose them
+    // through each slot's live mask (a live bit stuck at 1 in one slot and lane let an ended
+    // thread run on: tiny's m59 on bd4877c).
+    let mut cases = Vec::new();
+    if lanes >= 2 && limits.max_block >= lanes {
+        let block = limits.max_block / lanes * lanes;
+        let grid = limits.sms.max(1);
+        let total = grid * block;
+        for (name, stay) in [("lane0", 0), ("top", lanes - 1)] {
+            let m2 = (0..total)
+                .map(|g| if g % lanes == stay { 0 } else { 0x8000_0000 })
                 .collect();
-            let m2: Vec<u32> = (0..total).map(|_| rng.gen()).collect();
-            let m3: Vec<u32> = (0..total).map(|_| rng.gen()).collect();
-            let out = tmc_masks_ref(&m1, &m2, &m3, grid, block, lanes);
-            Case {
-                kernel: "tmc_masks",
-                label: format!("grid={grid} block={block}"),
+            cases.push(case(
+                format!("side-exit-all-but-{name} grid={grid} block={block}"),
                 grid,
                 block,
-                buffers: vec![
-                    input("m1", &m1),
-                    input("m2", &m2),
-                    input("m3", &m3),
-                    output("out", &out),
-                ],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Buffer(1),
-                    Param::Buffer(2),
-                    Param::Buffer(3),
-                ],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: None,
-            }
-        })
-        .collect()
+                vec![u32::MAX; total as usize],
+                m2,
+                vec![u32::MAX; total as usize],
+            ));
+        }
+    }
+    cases.extend(
+        shapes_1d(limits)
+            .into_iter()
+            .enumerate()
+            .map(|(idx, (grid, block, _))| {
+                let mut rng = rng_for(seed, "tmc_masks", idx);
+                let total = grid * block;
+                let warps_per_cta = block.div_ceil(lanes);
+                let m1: Vec<u32> = (0..total)
+                    .map(|g| {
+                        let (c, t) = (g / block, g % block);
+                        if t % lanes == 0 {
+                            let k = (c * warps_per_cta + t / lanes) as usize;
+                            TMC_MASKS_FIRST[k % TMC_MASKS_FIRST.len()].wrapping_mul(0x1111_1111)
+                        } else {
+                            rng.gen()
+                        }
+                    })
+                    .collect();
+                let m2: Vec<u32> = (0..total).map(|_| rng.gen()).collect();
+                let m3: Vec<u32> = (0..total).map(|_| rng.gen()).collect();
+                case(
+                    format!("grid={grid} block={block}"),
+                    grid,
+                    block,
+                    m1,
+                    m2,
+                    m3,
+                )
+            }),
+    );
+    cases
 }
 
 // ---- cta_shared ------------------------------------------------------------------------------
@@ -1953,9 +2004,14 @@ fn tmc_masks_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 /// Shared words of one `cta_shared` CTA (`CTA_SHARED_WORDS`).
 pub const CTA_SHARED_WORDS: u32 = 64;
 
-/// (out, window) of cta_shared.c.
-pub fn cta_shared_ref(grid: u32, block: u32, rounds: u32) -> (Vec<u32>, Vec<u32>) {
-    let n = CTA_SHARED_WORDS;
+/// Shared words of one `cta_shared_w5` and one `cta_shared_w12` CTA: 20 and 48 bytes, so that
+/// the CTA slots' shared bases (slot × 20, slot × 48) set and clear the low base bits that
+/// 64-word windows leave 0.
+pub const CTA_SHARED_W5_WORDS: u32 = 5;
+pub const CTA_SHARED_W12_WORDS: u32 = 12;
+
+/// (out, window) of cta_shared.c built with `n` shared words (`CTA_SHARED_WORDS`).
+pub fn cta_shared_ref(grid: u32, block: u32, rounds: u32, n: u32) -> (Vec<u32>, Vec<u32>) {
     let mut out = Vec::new();
     let mut window = Vec::new();
     for c in 0..grid {
@@ -2037,9 +2093,22 @@ fn cta_slots_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 }
 
 fn cta_shared_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    cta_shared_sized("cta_shared", CTA_SHARED_WORDS, limits, seed)
+}
+
+fn cta_shared_w5_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    cta_shared_sized("cta_shared_w5", CTA_SHARED_W5_WORDS, limits, seed)
+}
+
+fn cta_shared_w12_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    cta_shared_sized("cta_shared_w12", CTA_SHARED_W12_WORDS, limits, seed)
+}
+
+/// cta_shared.c's cases for its build with `words` shared words (kernel `kernel`).
+fn cta_shared_sized(kernel: &'static str, words: u32, limits: &Limits, seed: u64) -> Vec<Case> {
     let lanes = limits.lanes;
     let warps = limits.max_block / lanes.max(1);
-    if lanes < 2 || warps < 1 || limits.smem_bytes < CTA_SHARED_WORDS * 4 || limits.sms == 0 {
+    if lanes < 2 || warps < 1 || limits.smem_bytes < words * 4 || limits.sms == 0 {
         return Vec::new();
     }
     let resident = limits.sms * warps; // one-warp CTAs that fit at once (warp slots)
@@ -2054,11 +2123,11 @@ fn cta_shared_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         .iter()
         .enumerate()
         .map(|(idx, &(grid, block))| {
-            let (out, window) = cta_shared_ref(grid, block, rounds);
-            let mut rng = rng_for(seed, "cta_shared", idx);
+            let (out, window) = cta_shared_ref(grid, block, rounds, words);
+            let mut rng = rng_for(seed, kernel, idx);
             let init: Vec<u32> = (0..window.len()).map(|_| rng.gen()).collect();
             Case {
-                kernel: "cta_shared",
+                kernel,
                 label: format!("grid={grid} block={block}"),
                 grid,
                 block,
@@ -2565,6 +2634,15 @@ fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                     ..fault_at("out-of-range-fetch", "wf_fault_jalback")
                 }
             }),
+            // The same, 2 bytes further: misaligned, so the branch unit reports it with the
+            // wrapped target (bits 20-31 set) as the fault address.
+            ("jal-back-misaligned", &|_, _| ExpectedFault {
+                addr: Some(FaultAddr::Function(
+                    "wf_fault_jalbackm",
+                    0u32.wrapping_sub(0x10_0000 - 2),
+                )),
+                ..fault_at("misaligned-fetch", "wf_fault_jalbackm")
+            }),
         ],
     );
     cases.extend(wild_fetch_cases(limits, seed));
@@ -2597,10 +2675,10 @@ fn fault_hipc_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     )
 }
 
-/// Targets of fault_ctrl's cases 6 and 7: every PC bit 2..31 is 1 in one and 0 in the other.
+/// Targets of fault_ctrl's cases 7 and 8: every PC bit 2..31 is 1 in one and 0 in the other.
 const WILD_TARGETS: [(u32, &str); 2] = [(0xAAAA_AAA8, "aaaa"), (0x5555_5554, "5555")];
 
-/// fault_ctrl cases 6 and 7 once per warp slot: a `jalr` to a wild target in one thread of
+/// fault_ctrl cases 7 and 8 once per warp slot: a `jalr` to a wild target in one thread of
 /// slot `w`, so the fetch PC registers of every slot carry every PC bit as 1 and as 0 to the
 /// fault record (the other cases fault only in slot 1).
 fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
@@ -2624,7 +2702,7 @@ fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 buffers: vec![inout("out", &init, &init)],
                 params: vec![
                     Param::Buffer(0),
-                    Param::Word(6 + which as u32),
+                    Param::Word(7 + which as u32),
                     Param::Word(1),
                     Param::Word(vtid),
                 ],
