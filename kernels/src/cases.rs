@@ -211,6 +211,14 @@ pub(crate) static ALL: &[KernelSpec] = &[
         cases: tmc_masks_cases,
     },
     KernelSpec {
+        name: "deep_divergence",
+        source: "deep_divergence.c",
+        about: "branches and indirect calls nested 15 deep, each leaving one lane behind: every warp's SIMT stack down to its deepest levels",
+        shape: "any grid and block",
+        shared_bytes: 0,
+        cases: deep_divergence_cases,
+    },
+    KernelSpec {
         name: "cta_shared",
         source: "cta_shared.c",
         about: "many CTAs resident per SM, each writing and reading its own 64-word shared window across barriers",
@@ -1997,6 +2005,100 @@ fn tmc_masks_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             }),
     );
     cases
+}
+
+// ---- deep_divergence -------------------------------------------------------------------------
+
+/// Nesting depth of deep_divergence.c.
+pub const DEEP_DIVERGENCE_LEVELS: u32 = 15;
+
+/// out of deep_divergence.c: per thread, `rank` levels deep into the branch nest from `init`,
+/// then `crank` levels deep into the call nest.
+pub fn deep_divergence_ref(rank: &[u32], crank: &[u32], init: &[u32]) -> Vec<u32> {
+    fn branch(k: u32, r: u32, acc: u32) -> u32 {
+        if k == DEEP_DIVERGENCE_LEVELS || r <= k {
+            return acc;
+        }
+        branch(k + 1, r, acc.wrapping_mul(3).wrapping_add(k)) ^ ((k + 1) << 8)
+    }
+    fn call(k: u32, r: u32, acc: u32) -> u32 {
+        let mut acc = acc.wrapping_mul(3).wrapping_add(k);
+        if k + 1 < DEEP_DIVERGENCE_LEVELS {
+            if r > k {
+                acc = call(k + 1, r, acc);
+            }
+            acc ^= (k + 1) << 8;
+        }
+        acc
+    }
+    rank.iter()
+        .zip(crank)
+        .zip(init)
+        .map(|((&r, &c), &a)| call(0, c, branch(0, r, a)))
+        .collect()
+}
+
+fn deep_divergence_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes;
+    if lanes == 0 || limits.max_block == 0 {
+        return Vec::new();
+    }
+    // Every warp slot of every SM, then the usual shapes (partial warps among them).
+    let mut shapes = vec![(limits.sms.max(1), limits.max_block, 0)];
+    for s in shapes_1d(limits) {
+        if !shapes.iter().any(|t| (t.0, t.1) == (s.0, s.1)) {
+            shapes.push(s);
+        }
+    }
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(idx, (grid, block, _))| {
+            let mut rng = rng_for(seed, "deep_divergence", idx);
+            // Per warp a random permutation of the ranks 0 … L−1, its first lanes used; the
+            // first case's call ranks fall from lane 0 (L − 1 … 0), the deepest call nest.
+            let mut ranks = |falling: bool| {
+                let mut rank = Vec::new();
+                for _cta in 0..grid {
+                    for w in 0..block.div_ceil(lanes) {
+                        let mut perm: Vec<u32> = (0..lanes).rev().collect();
+                        if !falling {
+                            for i in (1..perm.len()).rev() {
+                                perm.swap(i, rng.gen_range(0..=i));
+                            }
+                        }
+                        let n = lanes.min(block - w * lanes);
+                        rank.extend_from_slice(&perm[..n as usize]);
+                    }
+                }
+                rank
+            };
+            let rank = ranks(false);
+            let crank = ranks(idx == 0);
+            let init: Vec<u32> = rank.iter().map(|_| rng.gen()).collect();
+            Case {
+                kernel: "deep_divergence",
+                label: format!("grid={grid} block={block}"),
+                grid,
+                block,
+                buffers: vec![
+                    input("rank", &rank),
+                    input("crank", &crank),
+                    input("init", &init),
+                    output("out", &deep_divergence_ref(&rank, &crank, &init)),
+                ],
+                params: vec![
+                    Param::Buffer(0),
+                    Param::Buffer(1),
+                    Param::Buffer(2),
+                    Param::Buffer(3),
+                ],
+                cta_base: 0,
+                counter_base: COUNTER_BASE,
+                expected_fault: None,
+            }
+        })
+        .collect()
 }
 
 // ---- cta_shared ------------------------------------------------------------------------------

@@ -609,6 +609,7 @@ fn names_and_sources() {
             "cta_ids",
             "return_lanes",
             "tmc_masks",
+            "deep_divergence",
             "cta_shared",
             "cta_shared_w5",
             "cta_shared_w12",
