@@ -6,7 +6,8 @@
  * Parameters: rank, crank (u32 per thread: within each warp a permutation of 0 … L−1), init
  * (u32 per thread), out (u32 per thread). Thread g, acc = init[g]:
  *   dd_nest, with r = rank[g]:  for level k = 0 … 14, nested:
- *       if (r > k) { acc = acc * 3 + k; <level k+1>; acc ^= (k+1) << 8; }
+ *       if (r > k) { acc = acc * 3 + k (mul); acc += acc / (k + 3) (divu); <level k+1>;
+ *                    acc ^= (k+1) << 8; }
  *   dd_call0, with r = crank[g]: function dd_callk (k = 0 … 14): acc = acc * 3 + k; then, for
  *       k < 14, an indirect call (`jalr ra`) of dd_call(k+1) if r > k, else of dd_stop (which
  *       returns at once), and acc ^= (k+1) << 8
@@ -22,7 +23,10 @@
  * level, to 2L − 1, every level of a warp's stack (`simt_stack_depth` is 2L − 1 on `small`:
  * the stack's level bit 3 tied to 0, m46 of `small`'s seed-1 sample on 2ab1720, passed every
  * other kernel, none reaching level 8). The first case gives every warp those falling call
- * ranks; the others random permutations, so every lane is the deepest in some warp.
+ * ranks; the others random permutations, so every lane is the deepest in some warp. The
+ * branch nest's `mul` and `divu` run with the lanes left behind inactive, lane 0 among them
+ * in most warps: a divider that wrote lane 0 whatever its mask (m161 of `tiny`'s seed-1
+ * sample on f2149a4) would overwrite lane 0's waiting value.
  */
 #include "warpforge.h"
 
@@ -32,93 +36,138 @@ __asm__(".text\n"
         "    li t0, 0\n"
         "    bgtu a0, t0, 100f\n"  /* taken: the deeper side, first */
         "    j 200f\n"
-        "100: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "100: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 0\n"
+        "    li t1, 3\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 1\n"
         "    bgtu a0, t0, 101f\n"  /* taken: the deeper side, first */
         "    j 201f\n"
-        "101: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "101: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 1\n"
+        "    li t1, 4\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 2\n"
         "    bgtu a0, t0, 102f\n"  /* taken: the deeper side, first */
         "    j 202f\n"
-        "102: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "102: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 2\n"
+        "    li t1, 5\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 3\n"
         "    bgtu a0, t0, 103f\n"  /* taken: the deeper side, first */
         "    j 203f\n"
-        "103: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "103: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 3\n"
+        "    li t1, 6\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 4\n"
         "    bgtu a0, t0, 104f\n"  /* taken: the deeper side, first */
         "    j 204f\n"
-        "104: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "104: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 4\n"
+        "    li t1, 7\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 5\n"
         "    bgtu a0, t0, 105f\n"  /* taken: the deeper side, first */
         "    j 205f\n"
-        "105: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "105: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 5\n"
+        "    li t1, 8\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 6\n"
         "    bgtu a0, t0, 106f\n"  /* taken: the deeper side, first */
         "    j 206f\n"
-        "106: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "106: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 6\n"
+        "    li t1, 9\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 7\n"
         "    bgtu a0, t0, 107f\n"  /* taken: the deeper side, first */
         "    j 207f\n"
-        "107: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "107: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 7\n"
+        "    li t1, 10\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 8\n"
         "    bgtu a0, t0, 108f\n"  /* taken: the deeper side, first */
         "    j 208f\n"
-        "108: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "108: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 8\n"
+        "    li t1, 11\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 9\n"
         "    bgtu a0, t0, 109f\n"  /* taken: the deeper side, first */
         "    j 209f\n"
-        "109: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "109: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 9\n"
+        "    li t1, 12\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 10\n"
         "    bgtu a0, t0, 110f\n"  /* taken: the deeper side, first */
         "    j 210f\n"
-        "110: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "110: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 10\n"
+        "    li t1, 13\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 11\n"
         "    bgtu a0, t0, 111f\n"  /* taken: the deeper side, first */
         "    j 211f\n"
-        "111: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "111: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 11\n"
+        "    li t1, 14\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 12\n"
         "    bgtu a0, t0, 112f\n"  /* taken: the deeper side, first */
         "    j 212f\n"
-        "112: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "112: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 12\n"
+        "    li t1, 15\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 13\n"
         "    bgtu a0, t0, 113f\n"  /* taken: the deeper side, first */
         "    j 213f\n"
-        "113: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "113: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 13\n"
+        "    li t1, 16\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t0, 14\n"
         "    bgtu a0, t0, 114f\n"  /* taken: the deeper side, first */
         "    j 214f\n"
-        "114: slli t1, a1, 1\n"
-        "    add a1, a1, t1\n"
+        "114: li t1, 3\n"
+        "    mul a1, a1, t1\n"
         "    addi a1, a1, 14\n"
+        "    li t1, 17\n"
+        "    divu t1, a1, t1\n"  /* the multiplier and divider with lanes left behind */
+        "    add a1, a1, t1\n"
         "    li t1, 3840\n"  /* the end of level 14's body */
         "    xor a1, a1, t1\n"
         "214: li t1, 3584\n"  /* level 14's reconvergence, the end of level 13's body */

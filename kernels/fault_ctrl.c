@@ -26,6 +26,13 @@
  *                      its way through fetch to the fault record: a PC bit lost anywhere on
  *                      that path is a wrong fault PC; the case list repeats them for every warp
  *                      slot)
+ *  16+s wf_fault_divret_at `ret` with ra = landing pad A in lanes below s, B in the others, for
+ *                                                every split s = 1 … L−1 (every thread of the
+ *                                                victim's warp): divergent-jump with lane s, so the
+ *                                                branch unit's pick of the lowest differing lane
+ *                                                reports every lane (case 3 reports only lane 2:
+ *                                                lane 1's pick tied to 0, m156 of `tiny`'s seed-1
+ *                                                sample on f2149a4, passed every run)
  */
 #include "fault_kernel.h"
 
@@ -71,6 +78,22 @@ __asm__(".text\n"
         "    .4byte 0x0000000b\n"     /* wf.exit */
         ".size wf_fault_divret, .-wf_fault_divret\n"
 
+        ".globl wf_fault_divret_at\n.type wf_fault_divret_at, @function\n.p2align 2\n"
+        "wf_fault_divret_at:\n"
+        "    csrr t0, 0xCC5\n"
+        "    sltu t0, t0, a0\n"       /* 1 in lanes below the split a0 */
+        "    la t1, 1f\n"
+        "    la t2, 2f\n"
+        "    sub t3, t2, t1\n"
+        "    mul t3, t3, t0\n"
+        "    sub ra, t2, t3\n"       /* lanes below a0: 1f, the others: 2f */
+        "    ret\n"
+        "1:  li a0, 1\n"
+        "    .4byte 0x0000000b\n"     /* wf.exit */
+        "2:  li a0, 2\n"
+        "    .4byte 0x0000000b\n"     /* wf.exit */
+        ".size wf_fault_divret_at, .-wf_fault_divret_at\n"
+
         ".globl wf_fault_unrec\n.type wf_fault_unrec, @function\n.p2align 2\n"
         "wf_fault_unrec:\n"
         "    ret\n"
@@ -85,6 +108,7 @@ __asm__(".text\n"
 void wf_fault_jal(void);
 void wf_fault_jalr(uint32_t target_minus_2);
 void wf_fault_divret(void);
+void wf_fault_divret_at(uint32_t split);
 void wf_fault_jalback(void);
 void wf_fault_jalbackm(void);
 void wf_fault_unrec(void);
@@ -96,7 +120,10 @@ WF_KERNEL(p)
     uint32_t lanes = wf_nlanes();
     q->out[t] = t ^ 0x96960000u;
     uint32_t w = q->which;
-    if (w <= 2 || w >= 5) {
+    if (w >= 16) {
+        if (wf_ctaid() == q->victim_cta && wf_tid() / lanes == q->victim_tid / lanes)
+            wf_fault_divret_at(w - 16);
+    } else if (w <= 2 || w >= 5) {
         if (wf_ctaid() == q->victim_cta && wf_tid() == q->victim_tid) {
             if (w == 0)
                 wf_fault_jal();

@@ -2019,7 +2019,8 @@ pub fn deep_divergence_ref(rank: &[u32], crank: &[u32], init: &[u32]) -> Vec<u32
         if k == DEEP_DIVERGENCE_LEVELS || r <= k {
             return acc;
         }
-        branch(k + 1, r, acc.wrapping_mul(3).wrapping_add(k)) ^ ((k + 1) << 8)
+        let acc = acc.wrapping_mul(3).wrapping_add(k);
+        branch(k + 1, r, acc.wrapping_add(acc / (k + 3))) ^ ((k + 1) << 8)
     }
     fn call(k: u32, r: u32, acc: u32) -> u32 {
         let mut acc = acc.wrapping_mul(3).wrapping_add(k);
@@ -2748,7 +2749,41 @@ fn fault_ctrl_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         ],
     );
     cases.extend(wild_fetch_cases(limits, seed));
+    cases.extend(divergent_return_lane_cases(limits, seed));
     cases
+}
+
+/// fault_ctrl's `which` 16 + s: a divergent `ret` whose lanes below `s` return elsewhere than
+/// the others, for every split s = 1 … L−1, so divergent-jump reports every lane 1 … L−1 (the
+/// lowest lane whose target differs from lane 0's). The victim warp moves through the slots.
+fn divergent_return_lane_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    let lanes = limits.lanes;
+    if lanes < 2 || limits.max_block < lanes {
+        return Vec::new();
+    }
+    let block = limits.max_block / lanes * lanes;
+    let warps = block / lanes;
+    let grid = 1;
+    (1..lanes)
+        .map(|split| {
+            let w = split % warps;
+            let mut rng = rng_for(seed, "fault_ctrl", 1024 + split as usize);
+            let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+            victim_case(
+                "fault_ctrl",
+                format!("ret-divergent-lane{split} slot={w} grid={grid} block={block}"),
+                (grid, block),
+                &init,
+                [16 + split, 0, w * lanes],
+                ExpectedFault {
+                    warp: w,
+                    pc: FaultAddr::Function("wf_fault_divret_at", 0x24),
+                    lane: Some(split),
+                    ..fault_at("divergent-jump", "wf_fault_divret_at")
+                },
+            )
+        })
+        .collect()
 }
 
 /// Each fault source at two PCs whose bits 2-13 are complementary (fault_hipc.c).

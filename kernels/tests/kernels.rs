@@ -455,11 +455,14 @@ fn check_cases(limits: &Limits) {
         let who = format!("{} {limits:?}", spec.name);
         // Workloads: 3-5 shapes. Kernels that fault on purpose: four cases per fault (victims
         // on two SMs, four warps and four lanes), fault_ctrl's wild fetches once per warp
-        // slot (two per slot), fault_hipc's six high PCs, wild_targets' eight wild PCs,
+        // slot (two per slot) and its divergent return reporting each lane 1 … L−1, fault_hipc's six high PCs, wild_targets' eight wild PCs,
         // wild_ctrl's seven, fetch_race's five rounds in slot 2 and one in each other slot, and
         // shared_bounds' victim in every lane; tmc_masks' two side-exit cases.
         let max = match spec.name {
-            "fault_ctrl" => 4 * 7 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
+            "fault_ctrl" => {
+                4 * 7 + 2 * limits.max_block.div_ceil(limits.lanes) as usize + limits.lanes as usize
+                    - 1
+            }
             // Four shapes and the two cases whose divergent side ends every lane but one.
             "tmc_masks" => 4 + 2,
             "fault_hipc" => 4 * 6,
