@@ -20,6 +20,8 @@
  *     53: sh b at +0, sb b at +1, lw (the load/store unit's shared-memory path has byte lanes
  *     and a sign extension of its own)
  *
+ * Before them, four fences (no-ops; a fault would stop the run).
+ *
  * Parameters: a_in, b_in, scratch (n words), out (n * ISA_OPS_WORDS words), n.
  */
 #include "warpforge.h"
@@ -64,6 +66,11 @@ WF_KERNEL(p)
         return;
     uint32_t a = q->a[g], b = q->b[g], r;
     uint32_t *o = q->out + g * ISA_OPS_WORDS;
+    /* The fences are no-ops (docs/isa.md §3): fence, fence.i, fence.tso, and fence.i with its
+     * rd, rs1 and immediate fields set (accepted whatever they hold; rd not written). No other
+     * kernel executes one: a decoder that took every fence for illegal (m109 of `tiny`'s
+     * seed-1 sample on f2149a4) passed every run. */
+    __asm__ volatile("fence\n\tfence.i\n\t.4byte 0x8330000f\n\t.4byte 0xfff3128f" ::: "memory");
     R("add", 0);
     R("sub", 1);
     R("sll", 2);
