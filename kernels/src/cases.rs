@@ -387,6 +387,31 @@ fn output(name: &'static str, expected: &[u32]) -> Buffer {
     }
 }
 
+/// A case that expects no fault, whose parameters are its buffers in order and then `words`.
+fn data_case(
+    kernel: &'static str,
+    label: String,
+    (grid, block): (u32, u32),
+    buffers: Vec<Buffer>,
+    words: &[u32],
+) -> Case {
+    let params = (0..buffers.len())
+        .map(Param::Buffer)
+        .chain(words.iter().map(|&w| Param::Word(w)))
+        .collect();
+    Case {
+        kernel,
+        label,
+        grid,
+        block,
+        buffers,
+        params,
+        cta_base: 0,
+        counter_base: COUNTER_BASE,
+        expected_fault: None,
+    }
+}
+
 fn inout(name: &'static str, init: &[u32], expected: &[u32]) -> Buffer {
     Buffer {
         name,
@@ -1928,27 +1953,18 @@ fn tmc_masks_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     let lanes = limits.lanes;
     let case = |label: String, grid: u32, block: u32, m1: Vec<u32>, m2: Vec<u32>, m3: Vec<u32>| {
         let out = tmc_masks_ref(&m1, &m2, &m3, grid, block, lanes);
-        Case {
-            kernel: "tmc_masks",
+        data_case(
+            "tmc_masks",
             label,
-            grid,
-            block,
-            buffers: vec![
+            (grid, block),
+            vec![
                 input("m1", &m1),
                 input("m2", &m2),
                 input("m3", &m3),
                 output("out", &out),
             ],
-            params: vec![
-                Param::Buffer(0),
-                Param::Buffer(1),
-                Param::Buffer(2),
-                Param::Buffer(3),
-            ],
-            cta_base: 0,
-            counter_base: COUNTER_BASE,
-            expected_fault: None,
-        }
+            &[],
+        )
     };
     // Every warp slot of every SM: all lanes but one (`stay`) take the divergent side and end
     // there, so the reconvergence entry read back from the SIMT stack's RAM must lose them
@@ -2077,27 +2093,18 @@ fn deep_divergence_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             let rank = ranks(false);
             let crank = ranks(idx == 0);
             let init: Vec<u32> = rank.iter().map(|_| rng.gen()).collect();
-            Case {
-                kernel: "deep_divergence",
-                label: format!("grid={grid} block={block}"),
-                grid,
-                block,
-                buffers: vec![
+            data_case(
+                "deep_divergence",
+                format!("grid={grid} block={block}"),
+                (grid, block),
+                vec![
                     input("rank", &rank),
                     input("crank", &crank),
                     input("init", &init),
                     output("out", &deep_divergence_ref(&rank, &crank, &init)),
                 ],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Buffer(1),
-                    Param::Buffer(2),
-                    Param::Buffer(3),
-                ],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: None,
-            }
+                &[],
+            )
         })
         .collect()
 }
@@ -2229,17 +2236,13 @@ fn cta_shared_sized(kernel: &'static str, words: u32, limits: &Limits, seed: u64
             let (out, window) = cta_shared_ref(grid, block, rounds, words);
             let mut rng = rng_for(seed, kernel, idx);
             let init: Vec<u32> = (0..window.len()).map(|_| rng.gen()).collect();
-            Case {
+            data_case(
                 kernel,
-                label: format!("grid={grid} block={block}"),
-                grid,
-                block,
-                buffers: vec![output("out", &out), inout("window", &init, &window)],
-                params: vec![Param::Buffer(0), Param::Buffer(1), Param::Word(rounds)],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: None,
-            }
+                format!("grid={grid} block={block}"),
+                (grid, block),
+                vec![output("out", &out), inout("window", &init, &window)],
+                &[rounds],
+            )
         })
         .collect()
 }
