@@ -1073,22 +1073,13 @@ fn alu_mix_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             let mut rng = rng_for(seed, "alu_mix", idx);
             let mix_seed = rng.gen::<u32>();
             let out = alu_mix_ref(mix_seed, n as usize, ALU_MIX_ROUNDS);
-            Case {
-                kernel: "alu_mix",
-                label: format!("{} rounds={ALU_MIX_ROUNDS}", label_1d(grid, block, n)),
-                grid,
-                block,
-                buffers: vec![output("out", &out)],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Word(n),
-                    Param::Word(ALU_MIX_ROUNDS),
-                    Param::Word(mix_seed),
-                ],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: None,
-            }
+            data_case(
+                "alu_mix",
+                format!("{} rounds={ALU_MIX_ROUNDS}", label_1d(grid, block, n)),
+                (grid, block),
+                vec![output("out", &out)],
+                &[n, ALU_MIX_ROUNDS, mix_seed],
+            )
         })
         .collect()
 }
@@ -2473,20 +2464,14 @@ fn victim_case(
     fault: ExpectedFault,
 ) -> Case {
     Case {
-        kernel,
-        label,
-        grid,
-        block,
-        buffers: vec![inout("out", init, init)],
-        params: vec![
-            Param::Buffer(0),
-            Param::Word(which),
-            Param::Word(vcta),
-            Param::Word(vtid),
-        ],
-        cta_base: 0,
-        counter_base: COUNTER_BASE,
         expected_fault: Some(fault),
+        ..data_case(
+            kernel,
+            label,
+            (grid, block),
+            vec![inout("out", init, init)],
+            &[which, vcta, vtid],
+        )
     }
 }
 
@@ -2834,28 +2819,20 @@ fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             let vtid = (w * limits.lanes + 2).min(block - 1);
             let mut rng = rng_for(seed, "fault_ctrl", 16 + which * 64 + w as usize);
             let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
-            cases.push(Case {
-                kernel: "fault_ctrl",
-                label: format!("fetch-out-of-range-{name} slot={w} grid={grid} block={block}"),
-                grid,
-                block,
-                buffers: vec![inout("out", &init, &init)],
-                params: vec![
-                    Param::Buffer(0),
-                    Param::Word(7 + which as u32),
-                    Param::Word(1),
-                    Param::Word(vtid),
-                ],
-                cta_base: 0,
-                counter_base: COUNTER_BASE,
-                expected_fault: Some(ExpectedFault {
+            cases.push(victim_case(
+                "fault_ctrl",
+                format!("fetch-out-of-range-{name} slot={w} grid={grid} block={block}"),
+                (grid, block),
+                &init,
+                [7 + which as u32, 1, vtid],
+                ExpectedFault {
                     sm: u32::from(limits.sms >= 2),
                     warp: vtid / limits.lanes,
                     pc: FaultAddr::Abs(*target),
                     addr: Some(FaultAddr::Abs(*target)),
                     ..fault_at("out-of-range-fetch", "wf_fault_jalr")
-                }),
-            });
+                },
+            ));
         }
     }
     cases
