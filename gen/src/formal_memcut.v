@@ -5,6 +5,9 @@
 // that become compared outputs: each write port's enables, its data where enabled and its
 // address while any bit is enabled, and each read port's address while enabled. A write
 // port's data or address while it is not enabled changes nothing and is not compared.
+// `wf_cut_rdata` (the read data: the free input's bits) and `wf_cut_width` (the first read
+// port's word: as many bits as a word) name the read data and the word's width in the AIG's
+// map, so the proof can find the columns every write leaves 0 (gen/src/shared_miter.rs).
 (* techmap_celltype = "$mem_v2" *)
 module wf_memcut(RD_CLK, RD_EN, RD_ARST, RD_SRST, RD_ADDR, RD_DATA, WR_CLK, WR_EN, WR_ADDR, WR_DATA);
     parameter MEMID = "";
@@ -39,6 +42,8 @@ module wf_memcut(RD_CLK, RD_EN, RD_ARST, RD_SRST, RD_ADDR, RD_DATA, WR_CLK, WR_E
     input [WR_PORTS*ABITS-1:0] WR_ADDR;
     input [WR_PORTS*WIDTH-1:0] WR_DATA;
     \$anyseq #(.WIDTH(RD_PORTS*WIDTH)) wf_rd (.Y(RD_DATA));
+    (* keep *) wire [RD_PORTS*WIDTH-1:0] wf_cut_rdata = RD_DATA;
+    (* keep *) wire [WIDTH-1:0] wf_cut_width = RD_DATA[WIDTH-1:0];
     (* keep *) wire [WR_PORTS*WIDTH-1:0] wf_obs_wen = WR_EN;
     (* keep *) wire [WR_PORTS*WIDTH-1:0] wf_obs_wdata = WR_DATA & WR_EN;
     (* keep *) wire [WR_PORTS*ABITS-1:0] wf_obs_waddr;

@@ -576,7 +576,7 @@ const MEMCUT_V: &str = include_str!("formal_memcut.v");
 
 /// Changes whenever the in-context proof changes (its environment, its scripts, the miter):
 /// proofs made before are not reused.
-const FORMAL_VERSION: &str = "formal-9";
+const FORMAL_VERSION: &str = "formal-10";
 
 /// The legal host around the GPU in the in-context proof ([`formal_env`]).
 const FORMAL_ENV_FILE: &str = "formal-env.v";
@@ -616,6 +616,8 @@ struct FormalDesign {
     input_names: std::collections::HashMap<usize, (u32, String)>,
     /// Mutation id → its control input.
     controls: std::collections::BTreeMap<usize, usize>,
+    /// The cut memories, from the map's `wf_cut_*` and `wf_obs_wdata` outputs.
+    memories: Vec<crate::shared_miter::CutMemory>,
 }
 
 fn formal_design(
@@ -659,7 +661,7 @@ fn formal_design(
              memory_map t:$mem_v2 r:SIZE<={SMALL_MEMORY} %i\nopt_clean\n\
              tee -q -o formal-mems.txt select -list t:$mem_v2\n\
              techmap -map formal-memcut.v t:$mem_v2\nselect -assert-none t:$mem_v2\nopt_clean\n\
-             tee -q -o formal-obs.txt select -list w:*wf_obs_*\nexpose w:*wf_obs_*\nopt_clean\n\
+             tee -q -o formal-obs.txt select -list w:*wf_obs_*\nexpose w:*wf_obs_* w:*wf_cut_*\nopt_clean\n\
              dffunmap\ntechmap\naigmap\nopt_clean -purge\nsetundef -zero\n\
              write_aiger -zinit -map {base}.map.tmp {base}.aig.tmp\n"
         ));
@@ -700,10 +702,13 @@ fn formal_design(
             proven.len()
         );
     }
+    let memories = cut_memories(&aig, &std::fs::read_to_string(&map_file)?)
+        .with_context(|| format!("reading the cut memories of {}", map_file.display()))?;
     Ok(FormalDesign {
         aig,
         input_names,
         controls,
+        memories,
     })
 }
 
@@ -728,10 +733,11 @@ fn formal_in_context(
         ));
     };
     let controls: Vec<usize> = design.controls.values().copied().collect();
-    let miter = crate::shared_miter::shared_miter(&design.aig, &controls, control)?;
+    let miter =
+        crate::shared_miter::shared_miter(&design.aig, &controls, control, &design.memories)?;
     let reach = format!(
-        "{} of {} registers reached, {} constant",
-        miter.split_latches, miter.latches, miter.constants
+        "{} of {} registers reached, {} constant, {} memory read bits 0",
+        miter.split_latches, miter.latches, miter.constants, miter.zero_reads
     );
     let Some(aig) = miter.aig else {
         return Ok((
@@ -816,6 +822,77 @@ fn map_inputs(map: &str) -> impl Iterator<Item = (usize, u32, &str)> {
             _ => None,
         }
     })
+}
+
+/// The cut memories of the proof's AIG from yosys's map: per memory (the name before
+/// `.wf_cut_rdata`), the inputs its read data are (`wf_cut_rdata`, each output literal one
+/// input), its word's width (`wf_cut_width`'s bits) and its writes (`wf_obs_wdata`).
+fn cut_memories(
+    aig: &crate::shared_miter::Aig,
+    map: &str,
+) -> Result<Vec<crate::shared_miter::CutMemory>> {
+    use std::collections::BTreeMap;
+    #[derive(Default)]
+    struct Parts {
+        read: BTreeMap<u32, usize>,
+        write: BTreeMap<u32, usize>,
+        width: usize,
+    }
+    let mut mems: BTreeMap<&str, Parts> = BTreeMap::new();
+    for line in map.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let ["output", index, bit, name] = w[..] else {
+            continue;
+        };
+        let (Ok(index), Ok(bit)) = (index.parse::<usize>(), bit.parse::<u32>()) else {
+            bail!("bad map line `{line}`");
+        };
+        let field = |suffix: &str| name.strip_suffix(suffix);
+        if let Some(mem) = field(".wf_cut_rdata") {
+            mems.entry(mem).or_default().read.insert(bit, index);
+        } else if let Some(mem) = field(".wf_cut_width") {
+            mems.entry(mem).or_default().width += 1;
+        } else if let Some(mem) = field(".wf_obs_wdata") {
+            mems.entry(mem).or_default().write.insert(bit, index);
+        }
+    }
+    let output = |o: usize| -> Result<u32> {
+        aig.outputs
+            .get(o)
+            .copied()
+            .ok_or_else(|| anyhow!("map output {o} is not in the AIG"))
+    };
+    let mut out = Vec::new();
+    for p in mems.into_values() {
+        if p.read.is_empty() {
+            // A memory with no read port: nothing to constrain.
+            continue;
+        }
+        let mut read = Vec::new();
+        for &o in p.read.values() {
+            let lit = output(o)?;
+            let var = (lit / 2) as usize;
+            if lit % 2 == 0 && (1..=aig.inputs).contains(&var) {
+                read.push(var - 1);
+            }
+        }
+        if read.len() != p.read.len() || p.width == 0 || read.len() % p.width != 0 {
+            // Some read-data bit is not a free input of its own (yosys merged it): leave the
+            // memory's reads free, as before.
+            continue;
+        }
+        let write = p
+            .write
+            .values()
+            .map(|&o| output(o))
+            .collect::<Result<_>>()?;
+        out.push(crate::shared_miter::CutMemory {
+            read,
+            write,
+            width: p.width,
+        });
+    }
+    Ok(out)
 }
 
 /// ABC's counter-example (`write_cex -n`: `pi<i>@<frame>=<bit>` lines) as the top-level input

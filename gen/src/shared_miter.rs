@@ -210,15 +210,39 @@ impl Builder {
     }
 }
 
+/// A memory the proof cuts (`gen/src/formal_memcut.v`): its read data are free inputs, its
+/// writes compared outputs. `read[i]`: the input that is bit `i` of the read data (every read
+/// port's word in turn); `write[j]`: the output literal that is bit `j` of the write data
+/// where enabled (every write port's word in turn); `width`: the word's bits, so bit `i` is in
+/// column `i % width`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CutMemory {
+    pub read: Vec<usize>,
+    pub write: Vec<u32>,
+    pub width: usize,
+}
+
+/// What three-valued simulation finds constant in every reachable state of one rail.
+struct Constants {
+    /// Per latch: its value, `None` when it is not constant.
+    latch: Vec<Option<u32>>,
+    /// Per input: a cut memory's read-data bit in a column every write leaves 0.
+    zero_input: Vec<bool>,
+}
+
 /// The latches that hold one value in every reachable state of the graph with the given
-/// inputs fixed (`fixed[i]`: `Some(value)`, else free): three-valued simulation from the
-/// initial values, every free input unknown, until no latch changes; a latch still known then
-/// is constant (its next state is that value whenever every latch known so far has its
-/// value, which holds from the initial state on). `None` for a latch that is not constant.
-fn constant_latches(aig: &Aig, fixed: &[Option<u32>]) -> Vec<Option<u32>> {
+/// inputs fixed (`fixed[i]`: `Some(value)`, else free), and the cut memories' columns that
+/// stay 0: three-valued simulation from the initial values (memories start at 0, as in the
+/// co-simulation and in the FPGA's RAMs), every free input unknown, until nothing changes. A
+/// latch still known then is constant (its next state is that value whenever every latch and
+/// column known so far has its value, which holds from the initial state on); a column is 0
+/// when every write port writes 0 in it whenever that holds (the stored PCs' bits above the
+/// instruction memory, the bits a mask clears), so its read data are 0 too.
+fn constants(aig: &Aig, fixed: &[Option<u32>], memories: &[CutMemory]) -> Constants {
     // Three values per variable: Some(0), Some(1), None (unknown).
     let first = aig.first_and() as usize;
     let mut latch: Vec<Option<u32>> = aig.latches.iter().map(|&(_, init)| Some(init)).collect();
+    let mut zero_column: Vec<Vec<bool>> = memories.iter().map(|m| vec![true; m.width]).collect();
     let mut val: Vec<Option<u32>> = vec![None; first + aig.ands.len()];
     val[0] = Some(0);
     for (i, f) in fixed.iter().enumerate() {
@@ -228,6 +252,13 @@ fn constant_latches(aig: &Aig, fixed: &[Option<u32>]) -> Vec<Option<u32>> {
     loop {
         for (j, v) in latch.iter().enumerate() {
             val[1 + aig.inputs + j] = *v;
+        }
+        for (m, zero) in memories.iter().zip(&zero_column) {
+            for (i, &input) in m.read.iter().enumerate() {
+                if fixed[input].is_none() {
+                    val[1 + input] = zero[i % m.width].then_some(0);
+                }
+            }
         }
         for (k, &(r0, r1)) in aig.ands.iter().enumerate() {
             val[first + k] = match (get(&val, r0), get(&val, r1)) {
@@ -243,8 +274,22 @@ fn constant_latches(aig: &Aig, fixed: &[Option<u32>]) -> Vec<Option<u32>> {
                 changed = true;
             }
         }
+        for (m, zero) in memories.iter().zip(zero_column.iter_mut()) {
+            for (j, &w) in m.write.iter().enumerate() {
+                if zero[j % m.width] && get(&val, w) != Some(0) {
+                    zero[j % m.width] = false;
+                    changed = true;
+                }
+            }
+        }
         if !changed {
-            return latch;
+            let mut zero_input = vec![false; aig.inputs];
+            for (m, zero) in memories.iter().zip(&zero_column) {
+                for (i, &input) in m.read.iter().enumerate() {
+                    zero_input[input] = fixed[input].is_none() && zero[i % m.width];
+                }
+            }
+            return Constants { latch, zero_input };
         }
     }
 }
@@ -261,6 +306,8 @@ pub struct SharedMiter {
     pub split_latches: usize,
     /// Latches of the original AIG constant in both rails (three-valued simulation).
     pub constants: usize,
+    /// Cut memories' read-data bits that are 0 in a rail (a column its writes leave 0).
+    pub zero_reads: usize,
     /// For each latch of the original AIG, the round of the fixed point that found it reached
     /// (0 for latches that are not): the order in which the mutation's reach spread.
     pub reached_in_round: Vec<u32>,
@@ -268,8 +315,26 @@ pub struct SharedMiter {
 }
 
 /// The miter of the mutation behind control input `on` (`controls`: every mutation's control
-/// input, each 0 in rail A; in rail B only `on` is 1).
-pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMiter> {
+/// input, each 0 in rail A; in rail B only `on` is 1; `memories`: the cut memories).
+///
+/// A read-data bit in a column one rail's writes leave 0 is 0 in both rails: the rails' memories
+/// hold the same contents until their writes first differ, and the miter's output rises in
+/// that cycle, before any read can see the difference.
+pub fn shared_miter(
+    aig: &Aig,
+    controls: &[usize],
+    on: usize,
+    memories: &[CutMemory],
+) -> Result<SharedMiter> {
+    for m in memories {
+        if m.width == 0
+            || m.read.len() % m.width != 0
+            || m.write.len() % m.width != 0
+            || m.read.iter().any(|&i| i >= aig.inputs)
+        {
+            bail!("a cut memory that does not fit the graph: {m:?}");
+        }
+    }
     if !controls.contains(&on) {
         bail!("input {on} is not one of the mutation controls");
     }
@@ -285,8 +350,13 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
     // configuration's range) are that constant there: a mutation that only changes such a bit's
     // next state where it cannot take effect reaches nothing.
     let fixed_a: Vec<Option<u32>> = control.iter().map(|c| c.map(|_| 0)).collect();
-    let const_a = constant_latches(aig, &fixed_a);
-    let const_b = constant_latches(aig, &control);
+    let rail_a = constants(aig, &fixed_a, memories);
+    let rail_b = constants(aig, &control, memories);
+    let (const_a, const_b) = (rail_a.latch, rail_b.latch);
+    let zero_input: Vec<bool> = (0..aig.inputs)
+        .map(|i| rail_a.zero_input[i] || rail_b.zero_input[i])
+        .collect();
+    let zero_reads = zero_input.iter().filter(|&&z| z).count();
     let constants = (0..l)
         .filter(|&j| const_a[j].is_some() && const_b[j].is_some())
         .count();
@@ -302,6 +372,7 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
         for (i, c) in control.iter().enumerate() {
             lit.push(match c {
                 Some(v) => (0, *v),
+                None if zero_input[i] => (0, 0),
                 None => {
                     let x = b.leaf(Node::Input(i));
                     (x, x)
@@ -362,6 +433,7 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
                 split_latches,
                 latches: l,
                 constants,
+                zero_reads,
                 reached_in_round: round_of,
             });
         }
@@ -377,6 +449,7 @@ pub fn shared_miter(aig: &Aig, controls: &[usize], on: usize) -> Result<SharedMi
         let mut m = cone(&b, bad, &latch_next, aig, split_latches);
         m.reached_in_round = round_of;
         m.constants = constants;
+        m.zero_reads = zero_reads;
         return Ok(m);
     }
 }
@@ -457,6 +530,7 @@ fn cone(
         split_latches,
         latches: aig.latches.len(),
         constants: 0,
+        zero_reads: 0,
         reached_in_round: Vec::new(),
     }
 }
@@ -489,7 +563,7 @@ mod tests {
 
     #[test]
     fn only_the_reach_of_the_mutation_is_duplicated() {
-        let m = shared_miter(&small(), &[1], 1).unwrap();
+        let m = shared_miter(&small(), &[1], 1, &[]).unwrap();
         // r1 differs between the rails (two copies), r2 is shared and out of the cone.
         assert_eq!((m.split_latches, m.latches), (1, 2));
         let aig = m.aig.expect("the outputs can differ");
@@ -505,7 +579,7 @@ mod tests {
         let mut a = small();
         a.latches[1].0 = 6;
         a.outputs = vec![8];
-        let m = shared_miter(&a, &[1], 1).unwrap();
+        let m = shared_miter(&a, &[1], 1, &[]).unwrap();
         assert_eq!(m.reached_in_round, vec![1, 2]);
         let aig = m.aig.unwrap();
         assert_eq!(
@@ -527,13 +601,51 @@ mod tests {
             outputs: vec![6],
             ands: vec![(8, 2), (8, 4), (13, 2), (12, 3), (17, 15)],
         };
-        let m = shared_miter(&a, &[1], 1).unwrap();
+        let m = shared_miter(&a, &[1], 1, &[]).unwrap();
         assert!(m.aig.is_none(), "{m:?}");
         assert_eq!(m.split_latches, 0);
         // r2 free to become 1 (r2 <= in): the mutation reaches r1.
         let mut b = a.clone();
         b.latches[1].0 = 2;
-        assert_eq!(shared_miter(&b, &[1], 1).unwrap().split_latches, 1);
+        assert_eq!(shared_miter(&b, &[1], 1, &[]).unwrap().split_latches, 1);
+    }
+
+    #[test]
+    fn a_memory_column_every_write_leaves_zero_reads_zero() {
+        // Inputs: in, ctl, a cut memory's read bit `rd`. The memory's one write is `r2 & in`,
+        // with r2 <= r2 & in (constant 0): the column stays 0, so `rd` is 0 and the mutation
+        // (r1 <= in xor (ctl & rd)) reaches nothing. With the write `in`, `rd` is free.
+        // vars: 1 in, 2 ctl, 3 rd, 4 r1, 5 r2, 6 = r2 & in, 7 = ctl & rd, 8 = in & !7,
+        // 9 = !in & 7, 10 = !8 & !9 (lit 21 = in xor 7)
+        let a = Aig {
+            inputs: 3,
+            latches: vec![(21, 0), (12, 0)],
+            outputs: vec![8],
+            ands: vec![(10, 2), (4, 6), (2, 15), (3, 14), (17, 19)],
+        };
+        let mem = CutMemory {
+            read: vec![2],
+            write: vec![12],
+            width: 1,
+        };
+        let m = shared_miter(&a, &[1], 1, std::slice::from_ref(&mem)).unwrap();
+        assert!(m.aig.is_none(), "{m:?}");
+        assert_eq!((m.split_latches, m.zero_reads), (0, 1));
+        // Without the memory's description the read bit is free and r1 is reached.
+        assert_eq!(shared_miter(&a, &[1], 1, &[]).unwrap().split_latches, 1);
+        // A write of the free input leaves the column free.
+        let free = CutMemory {
+            write: vec![2],
+            ..mem.clone()
+        };
+        let m = shared_miter(&a, &[1], 1, &[free]).unwrap();
+        assert_eq!((m.split_latches, m.zero_reads), (1, 0));
+        // A description that does not fit the graph is refused.
+        let bad = CutMemory {
+            read: vec![7],
+            ..mem
+        };
+        assert!(shared_miter(&a, &[1], 1, &[bad]).is_err());
     }
 
     #[test]
@@ -541,9 +653,9 @@ mod tests {
         // The control feeds a gate no output and no latch reads.
         let mut a = small();
         a.latches[0].0 = 2; // r1 <= in
-        let m = shared_miter(&a, &[1], 1).unwrap();
+        let m = shared_miter(&a, &[1], 1, &[]).unwrap();
         assert!(m.aig.is_none());
         assert_eq!(m.split_latches, 0);
-        assert!(shared_miter(&a, &[1], 0).is_err());
+        assert!(shared_miter(&a, &[1], 0, &[]).is_err());
     }
 }

@@ -32,7 +32,9 @@ pub struct CtaLaunch<const L: usize> {
     pub cta_slot: Signal<In, Bits<WARP_BITS>>,
     /// Threads per CTA and warps per CTA (launch constants).
     pub ntid: Signal<In, Bits<32>>,
-    pub cta_warps: Signal<In, Bits<32>>,
+    /// Warps per CTA, saturated to 8 bits by the SM (a CTA of 255 warps or more never
+    /// launches: no SM has that many slots).
+    pub cta_warps: Signal<In, Bits<8>>,
     /// The load/store unit is still clearing the window.
     pub clear_busy: Signal<In, Bit>,
     /// The SIMT stack's command port is free in this cycle.
@@ -56,8 +58,9 @@ pub struct CtaLaunch<const L: usize> {
     l_tid: DFF<Bits<32>>,
     /// Threads of the CTA not yet started.
     l_rem: DFF<Bits<32>>,
-    /// Warps of the CTA already started.
-    l_k: DFF<Bits<32>>,
+    /// Warps of the CTA already started (fewer than `cta_warps`: 8 bits, the counter at its
+    /// needed width; issue 11, `tiny` m108 on f2149a4 was its bit 22).
+    l_k: DFF<Bits<8>>,
     l_slot: DFF<Bits<WARP_BITS>>,
     lr_valid: DFF<Bit>,
     lr_warp: DFF<Bits<WARP_BITS>>,
@@ -69,6 +72,8 @@ pub struct CtaLaunch<const L: usize> {
     k_launch: Constant<Bits<2>>,
     k_zero32: Constant<Bits<32>>,
     k_one32: Constant<Bits<32>>,
+    k_zero8: Constant<Bits<8>>,
+    k_one8: Constant<Bits<8>>,
     k_lanes32: Constant<Bits<32>>,
     k_lane32: Vec<Constant<Bits<32>>>,
 }
@@ -116,6 +121,8 @@ impl<const L: usize> Default for CtaLaunch<L> {
             k_launch: Constant::new(2u64.into()),
             k_zero32: k(0),
             k_one32: k(1),
+            k_zero8: Constant::new(0u64.into()),
+            k_one8: Constant::new(1u64.into()),
             k_lanes32: k(L as u64),
             k_lane32: (0..L as u64).map(k).collect(),
         }
@@ -132,21 +139,21 @@ impl<const L: usize> Logic for CtaLaunch<L> {
         for l in 0..L {
             self.pk_mask.d[l].next = self.l_rem.q.val() > self.k_lane32[l].val();
         }
-        self.last_l.next = (self.l_k.q.val() + self.k_one32.val()) == self.cta_warps.val();
+        self.last_l.next = (self.l_k.q.val() + self.k_one8.val()) == self.cta_warps.val();
         if self.accept.val() {
             self.state.d.next = self.k_clear.val();
             self.l_cta.d.next = self.cta_id.val();
             self.l_gtid.d.next = self.cta_gtid0.val();
             self.l_tid.d.next = self.k_zero32.val();
             self.l_rem.d.next = self.ntid.val();
-            self.l_k.d.next = self.k_zero32.val();
+            self.l_k.d.next = self.k_zero8.val();
             self.l_slot.d.next = self.cta_slot.val();
         }
         if (self.state.q.val() == self.k_clear.val()) & !self.clear_busy.val() {
             self.state.d.next = self.k_launch.val();
         }
         if self.go_l.val() {
-            self.l_k.d.next = self.l_k.q.val() + self.k_one32.val();
+            self.l_k.d.next = self.l_k.q.val() + self.k_one8.val();
             self.l_tid.d.next = self.l_tid.q.val() + self.k_lanes32.val();
             self.l_rem.d.next = self.l_rem.q.val() - self.k_lanes32.val();
             if self.last_l.val() {

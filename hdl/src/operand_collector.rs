@@ -788,7 +788,6 @@ impl Logic for OperandCollector {
                                     if self.reset.val() {
                                         self.rr[b].d.next = self.k_cu[0].val();
                                     }
-                                    self.rf.read_enable[b].next = self.bgrant[b].val();
                                     // Reset gates the events and every state update at
                                     // their end (a high-fanout net), not the requests.
                                     self.ev_grant[b].next =

@@ -16,8 +16,10 @@
 //!
 //! Timing:
 //! * read: `read_enable[b]`, `read_warp[b]`, `read_reg[b]` in cycle `c` → `read_data[b*L + l]`
-//!   valid during cycle `c + 1` (one cycle latency). Without `write_first` the output holds
-//!   its value while `read_enable[b]` is low; with it, only cycle `c + 1` is specified.
+//!   valid during cycle `c + 1` (one cycle latency), and only then: the lane RAMs read their
+//!   address at every edge, so the output does not hold while `read_enable[b]` is low (no
+//!   caller reads it later; a hold was logic that could not matter: issue 11, `small` m76 on
+//!   785eabf). `read_enable` only qualifies the `write_first` bypass.
 //! * write: `write_enable`, `write_warp`, `write_reg`, `write_mask[l]`, `write_data[l]` in cycle
 //!   `c` → the RAM is updated at the end of cycle `c`; a read presented in cycle `c + 1` or
 //!   later returns the new value. Lanes whose mask bit is 0 keep their value.
@@ -134,7 +136,6 @@ impl RfGeometry {
 #[derive(LogicBlock)]
 pub struct BankRam {
     pub clock: Signal<In, Clock>,
-    pub read_enable: Signal<In, bool>,
     pub read_warp: Signal<In, Bits<WARP_BITS>>,
     pub read_reg: Signal<In, Bits<REG_BITS>>,
     pub read_data: Signal<Out, Bits<32>>,
@@ -150,7 +151,6 @@ impl BankRam {
     pub fn new(geo: RfGeometry) -> Self {
         BankRam {
             clock: Default::default(),
-            read_enable: Default::default(),
             read_warp: Default::default(),
             read_reg: Default::default(),
             read_data: Default::default(),
@@ -210,10 +210,8 @@ impl BankRam {
 impl Logic for BankRam {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            if self.read_enable.val() {
-                let a = self.address(self.read_warp.val(), self.read_reg.val());
-                self.read_data.next = self._sim.get(&a).copied().unwrap_or_default();
-            }
+            let a = self.address(self.read_warp.val(), self.read_reg.val());
+            self.read_data.next = self._sim.get(&a).copied().unwrap_or_default();
             if self.write_enable.val() {
                 let a = self.address(self.write_warp.val(), self.write_reg.val());
                 self._sim.insert(a, self.write_data.val());
@@ -242,13 +240,12 @@ impl Logic for BankRam {
             "\
 // {depth} entries x 32 bit: one lane of one register-file bank. No read-write collision
 // logic (`no_rw_check`): a read of the entry written in the same cycle is replaced by the
-// registered write data (`write_first`) or never made (the shared write port).
+// registered write data (`write_first`) or never made (the shared write port). The read
+// port reads at every edge: its data are used only in the cycle after a read.
 (* no_rw_check *) reg [31:0] ram [0:{last}];
 {unused}
 always @(posedge clock) begin
-   if (read_enable) begin
-      read_data <= ram[{raddr}];
-   end
+   read_data <= ram[{raddr}];
    if (write_enable) begin
       ram[{waddr}] <= write_data;
    end
@@ -265,7 +262,6 @@ end
             name: "bank_ram".into(),
             clock: "clock".into(),
             inputs: vec![
-                "read_enable".into(),
                 "read_warp".into(),
                 "read_reg".into(),
                 "write_enable".into(),
@@ -285,7 +281,8 @@ end
 pub struct RegisterFile {
     pub clock: Signal<In, Clock>,
     /// Per bank: read register `read_reg[b]` of warp `read_warp[b]` from bank `b` (the caller
-    /// guarantees that the register lives in bank `b`).
+    /// guarantees that the register lives in bank `b`). `read_enable[b]` exists only with
+    /// `write_first` (it qualifies the bypass); the banks read at every edge.
     pub read_enable: Vec<Signal<In, bool>>,
     pub read_warp: Vec<Signal<In, Bits<WARP_BITS>>>,
     pub read_reg: Vec<Signal<In, Bits<REG_BITS>>>,
@@ -335,7 +332,7 @@ impl RegisterFile {
         let wf = usize::from(write_first);
         RegisterFile {
             clock: Default::default(),
-            read_enable: (0..nb).map(|_| Default::default()).collect(),
+            read_enable: (0..nb * wf).map(|_| Default::default()).collect(),
             read_warp: (0..nb).map(|_| Default::default()).collect(),
             read_reg: (0..nb).map(|_| Default::default()).collect(),
             read_data: (0..nb * nl).map(|_| Default::default()).collect(),
@@ -391,7 +388,6 @@ impl Logic for RegisterFile {
             for nl in self._lanes..(self._lanes + 1) {
                 for l in 0..self._lanes {
                     self.ram[b * nl + l].clock.next = self.clock.val();
-                    self.ram[b * nl + l].read_enable.next = self.read_enable[b].val();
                     self.ram[b * nl + l].read_warp.next = self.read_warp[b].val();
                     self.ram[b * nl + l].read_reg.next = self.read_reg[b].val();
                     self.ram[b * nl + l].write_warp.next = self.write_warp.val();

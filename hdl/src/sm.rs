@@ -1620,7 +1620,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.launch.cta_gtid0.next = self.cta_gtid0.val();
                     self.launch.cta_slot.next = self.jf_q.q[1].val();
                     self.launch.ntid.next = self.k_ntid.val();
-                    self.launch.cta_warps.next = self.k_cta_warps.val();
+                    self.launch.cta_warps.next = self.cta_warps8.val();
                     self.launch.clear_busy.next = self.lsu.clear_busy.val();
                     // The stack's command port is free for a CTA launch while the branch unit
                     // holds no instruction (a registered flag: the unit's command logic stays
