@@ -193,6 +193,14 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
             "reset" => "reset | !wf_por".to_string(),
             "start" => "start & !wf_started & wf_launch_ok".to_string(),
             "imem_we" => "imem_we & !wf_started".to_string(),
+            // The entry point a host presents is an aligned address of the instruction
+            // memory (a power of two): its other bits are 0, which a proof sees structurally
+            // (a fetch PC's bit 0 is then 0 by three-valued simulation, not only by `start`'s
+            // check).
+            "launch_entry" if limits.imem_bytes.is_power_of_two() => format!(
+                "launch_entry & 32'h{:x}",
+                (limits.imem_bytes - 1) & !3
+            ),
             _ if split_sm(n).0 == "mem_resp_valid" => {
                 let s = split_sm(n).1;
                 let [valid, ready, write] =
@@ -297,6 +305,7 @@ mod tests {
         // The host's rules.
         assert!(v.contains("assign dut_reset = reset | !wf_por;"));
         assert!(v.contains("assign dut_imem_we = imem_we & !wf_started;"));
+        assert!(v.contains("assign dut_launch_entry = launch_entry & 32'h3ffc;"));
         assert!(v.contains("assign dut_start = start & !wf_started & wf_launch_ok;"));
         assert!(v.contains(
             "wire wf_launch_ok = (launch_nctaid != 32'd0) & (launch_ntid != 32'd0) & \

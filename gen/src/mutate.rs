@@ -576,7 +576,7 @@ const MEMCUT_V: &str = include_str!("formal_memcut.v");
 
 /// Changes whenever the in-context proof changes (its environment, its scripts, the miter):
 /// proofs made before are not reused.
-const FORMAL_VERSION: &str = "formal-10";
+const FORMAL_VERSION: &str = "formal-11";
 
 /// The legal host around the GPU in the in-context proof ([`formal_env`]).
 const FORMAL_ENV_FILE: &str = "formal-env.v";
