@@ -197,10 +197,9 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
             // memory (a power of two): its other bits are 0, which a proof sees structurally
             // (a fetch PC's bit 0 is then 0 by three-valued simulation, not only by `start`'s
             // check).
-            "launch_entry" if limits.imem_bytes.is_power_of_two() => format!(
-                "launch_entry & 32'h{:x}",
-                (limits.imem_bytes - 1) & !3
-            ),
+            "launch_entry" if limits.imem_bytes.is_power_of_two() => {
+                format!("launch_entry & 32'h{:x}", (limits.imem_bytes - 1) & !3)
+            }
             _ if split_sm(n).0 == "mem_resp_valid" => {
                 let s = split_sm(n).1;
                 let [valid, ready, write] =

@@ -1478,6 +1478,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cut_memories_come_from_the_map() {
+        use crate::shared_miter::{Aig, CutMemory};
+        // Inputs 0-3 (variables 1-4); memory `u.m` has a 2-bit word, one read port (inputs 2
+        // and 3) and one write port (outputs 4 and 5); memory `u.n`'s read bit is an inverted
+        // literal (yosys merged it), so its reads stay free.
+        let aig = Aig {
+            inputs: 4,
+            latches: vec![],
+            outputs: vec![6, 8, 6, 2, 3, 0, 9, 9],
+            ands: vec![],
+        };
+        let map = "input 0 0 clock\n\
+                   output 0 0 u.m.wf_cut_rdata\noutput 1 1 u.m.wf_cut_rdata\n\
+                   output 2 0 u.m.wf_cut_width\noutput 3 1 u.m.wf_cut_width\n\
+                   output 4 0 u.m.wf_obs_wdata\noutput 5 1 u.m.wf_obs_wdata\n\
+                   output 6 0 u.n.wf_cut_rdata\noutput 7 0 u.n.wf_cut_width\n";
+        assert_eq!(
+            cut_memories(&aig, map).unwrap(),
+            vec![CutMemory {
+                read: vec![2, 3],
+                write: vec![3, 0],
+                width: 2,
+            }]
+        );
+        assert!(cut_memories(&aig, "output 9 0 u.m.wf_cut_rdata\n").is_err());
+    }
+
+    #[test]
     fn a_counterexample_names_its_inputs() {
         let map = "input 0 0 in_clock\ninput 1 0 in_start\ninput 2 0 in_launch_ntid\ninput 3 1 in_launch_ntid\nlatch 0 0 x\n";
         let cex =
