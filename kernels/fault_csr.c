@@ -10,7 +10,12 @@
  *   2 wf_fault_csrrci  `csrrci a0, wf_ntid, 1`  (uimm != 0: a write)
  *   3 wf_fault_csr_cce `csrr a0, 0xCCE`         (one past the last warpforge CSR)
  *   4 wf_fault_csr_c01 `csrr a0, 0xC01`         (`time`: a standard CSR warpforge lacks)
- * Each is illegal-instruction (no lane, no address).
+ *   5-11 wf_fault_csr_near_*  `csrr a0, 0xCC0 ^ (1 << k)`, k = 4, 5, 7 … 11: unknown CSR
+ *                             numbers one bit of the upper eight away from the warpforge range
+ *                             (k = 6 gives 0xC80, `cycleh`, a real CSR)
+ * Each is illegal-instruction (no lane, no address). Before 5-11, a decoder that took bit 10
+ * of the CSR number as 1 when matching the warpforge range (so 0x8C0 … 0x8CD were accepted)
+ * passed every run (m79 of small's seed-1 sample on 67bd937).
  */
 #include "fault_kernel.h"
 
@@ -19,12 +24,26 @@ WF_FAULT_FN(wf_fault_csrrs, "    csrrs a0, 0xCC0, a0")
 WF_FAULT_FN(wf_fault_csrrci, "    csrrci a0, 0xCC2, 1")
 WF_FAULT_FN(wf_fault_csr_cce, "    csrr a0, 0xCCE")
 WF_FAULT_FN(wf_fault_csr_c01, "    csrr a0, 0xC01")
+WF_FAULT_FN(wf_fault_csr_near_cd0, "    csrr a0, 0xCD0")
+WF_FAULT_FN(wf_fault_csr_near_ce0, "    csrr a0, 0xCE0")
+WF_FAULT_FN(wf_fault_csr_near_c40, "    csrr a0, 0xC40")
+WF_FAULT_FN(wf_fault_csr_near_dc0, "    csrr a0, 0xDC0")
+WF_FAULT_FN(wf_fault_csr_near_ec0, "    csrr a0, 0xEC0")
+WF_FAULT_FN(wf_fault_csr_near_8c0, "    csrr a0, 0x8C0")
+WF_FAULT_FN(wf_fault_csr_near_4c0, "    csrr a0, 0x4C0")
 
 uint32_t wf_fault_csrrw(uint32_t);
 uint32_t wf_fault_csrrs(uint32_t);
 uint32_t wf_fault_csrrci(uint32_t);
 uint32_t wf_fault_csr_cce(uint32_t);
 uint32_t wf_fault_csr_c01(uint32_t);
+uint32_t wf_fault_csr_near_cd0(uint32_t);
+uint32_t wf_fault_csr_near_ce0(uint32_t);
+uint32_t wf_fault_csr_near_c40(uint32_t);
+uint32_t wf_fault_csr_near_dc0(uint32_t);
+uint32_t wf_fault_csr_near_ec0(uint32_t);
+uint32_t wf_fault_csr_near_8c0(uint32_t);
+uint32_t wf_fault_csr_near_4c0(uint32_t);
 
 WF_KERNEL(p)
 {
@@ -41,8 +60,22 @@ WF_KERNEL(p)
             v = wf_fault_csrrci(t);
         else if (w == 3)
             v = wf_fault_csr_cce(t);
-        else
+        else if (w == 4)
             v = wf_fault_csr_c01(t);
+        else if (w == 5)
+            v = wf_fault_csr_near_cd0(t);
+        else if (w == 6)
+            v = wf_fault_csr_near_ce0(t);
+        else if (w == 7)
+            v = wf_fault_csr_near_c40(t);
+        else if (w == 8)
+            v = wf_fault_csr_near_dc0(t);
+        else if (w == 9)
+            v = wf_fault_csr_near_ec0(t);
+        else if (w == 10)
+            v = wf_fault_csr_near_8c0(t);
+        else
+            v = wf_fault_csr_near_4c0(t);
         q->out[t] = v;
     }
 }

@@ -13,9 +13,16 @@
  *   4 fd_jalr1   jalr with funct3 = 1
  *   5 fd_sll20   OP `sll` with funct7 = 0x20 (only sub, sra and srai have bit 30)
  *   6 fd_op7f    opcode 0x7f (no such opcode)
- * Each must raise illegal-instruction at its own pc. Before this kernel a decoder that took
- * loads with funct3 3, 6 or 7 as legal passed every run (m191 of tiny's seed-1 sample on
- * 01a7446, docs/mutation.md).
+ *   7 fd_late    opcode 0x7f as the fourth instruction, behind a `div` and an `add` that
+ *                waits for it: the illegal word is fetched while the `add` waits at the head
+ *                of the I-buffer, so it lands in the buffer's second entry, not its first
+ * Each must raise illegal-instruction at its own pc (fd_late: its fourth word). Before this
+ * kernel a decoder that took loads with funct3 3, 6 or 7 as legal passed every run (m191 of
+ * tiny's seed-1 sample on 01a7446, docs/mutation.md). Every other faulting word of the
+ * regression is the first of a function, fetched after a jump into an empty I-buffer, so a
+ * second entry's fault flag inverted at its push (m22 of small's seed-1 sample on 67bd937:
+ * the illegal word then reported as out-of-range-fetch) passed every run; case 7 runs in every
+ * warp slot of both SMs.
  */
 #include "fault_kernel.h"
 
@@ -26,6 +33,7 @@ WF_FAULT_FN(fd_br2, "    .4byte 0x00002063")   /* branch funct3 2: x0, x0, .+0 *
 WF_FAULT_FN(fd_jalr1, "    .4byte 0x00001567") /* jalr funct3 1: a0, 0(x0) */
 WF_FAULT_FN(fd_sll20, "    .4byte 0x40b51533") /* sll a0, a0, a1 with funct7 0x20 */
 WF_FAULT_FN(fd_op7f, "    .4byte 0x0000007f")   /* opcode 0x7f */
+WF_FAULT_FN(fd_late, "    li t1, 3\n    div t0, a0, t1\n    add a0, t0, a0\n    .4byte 0x0000007f")
 
 void fd_ld(void);
 void fd_lwu(void);
@@ -34,6 +42,7 @@ void fd_br2(void);
 void fd_jalr1(void);
 void fd_sll20(void);
 void fd_op7f(void);
+void fd_late(uint32_t);
 
 WF_KERNEL(p)
 {
@@ -48,7 +57,8 @@ WF_KERNEL(p)
         case 3: fd_br2(); break;
         case 4: fd_jalr1(); break;
         case 5: fd_sll20(); break;
-        default: fd_op7f(); break;
+        case 6: fd_op7f(); break;
+        default: fd_late(t); break;
         }
     }
 }

@@ -197,6 +197,11 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
             // memory (a power of two): its other bits are 0, which a proof sees structurally
             // (a fetch PC's bit 0 is then 0 by three-valued simulation, not only by `start`'s
             // check).
+            // A host loads the program into the instruction memory only (the loader refuses
+            // a text that does not fit): the word index's bits at and above its size are 0.
+            "imem_addr" if limits.imem_bytes.is_power_of_two() => {
+                format!("imem_addr & 32'h{:x}", limits.imem_bytes / 4 - 1)
+            }
             "launch_entry" if limits.imem_bytes.is_power_of_two() => {
                 format!("launch_entry & 32'h{:x}", (limits.imem_bytes - 1) & !3)
             }
@@ -242,11 +247,11 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
 mod tests {
     use super::*;
 
-    const TOP: &str = "module t(clock,reset,start,done,imem_we,mem$0$req_valid,mem$0$req_ready,\
+    const TOP: &str = "module t(clock,reset,start,done,imem_we,imem_addr,mem$0$req_valid,mem$0$req_ready,\
         mem$0$req_write,mem$0$req_addr,mem$0$resp_valid,fault,fault_pc,busy,launch_nctaid,launch_ntid,\
         launch_shared,launch_entry);\n    \n    \
         // Module arguments\n    input wire  clock;\n    input wire  reset;\n    input wire  start;\n    \
-        output reg  done;\n    input wire  imem_we;\n    output reg  mem$0$req_valid;\n    \
+        output reg  done;\n    input wire  imem_we;\n    input wire  [31:0] imem_addr;\n    output reg  mem$0$req_valid;\n    \
         input wire  mem$0$req_ready;\n    output reg  mem$0$req_write;\n    \
         output reg  [31:0] mem$0$req_addr;\n    input wire  mem$0$resp_valid;\n    \
         output reg  fault;\n    output reg  [31:0] fault_pc;\n    output wire  busy;\n    \
@@ -269,9 +274,9 @@ mod tests {
     #[test]
     fn reads_the_ports() {
         let p = top_ports(TOP, "t").unwrap();
-        assert_eq!(p.len(), 17);
+        assert_eq!(p.len(), 18);
         assert_eq!(
-            p[8],
+            p[9],
             Port {
                 name: "mem$0$req_addr".into(),
                 input: false,
@@ -305,6 +310,7 @@ mod tests {
         assert!(v.contains("assign dut_reset = reset | !wf_por;"));
         assert!(v.contains("assign dut_imem_we = imem_we & !wf_started;"));
         assert!(v.contains("assign dut_launch_entry = launch_entry & 32'h3ffc;"));
+        assert!(v.contains("assign dut_imem_addr = imem_addr & 32'hfff;"));
         assert!(v.contains("assign dut_start = start & !wf_started & wf_launch_ok;"));
         assert!(v.contains(
             "wire wf_launch_ok = (launch_nctaid != 32'd0) & (launch_ntid != 32'd0) & \

@@ -576,7 +576,7 @@ const MEMCUT_V: &str = include_str!("formal_memcut.v");
 
 /// Changes whenever the in-context proof changes (its environment, its scripts, the miter):
 /// proofs made before are not reused.
-const FORMAL_VERSION: &str = "formal-11";
+const FORMAL_VERSION: &str = "formal-13";
 
 /// The legal host around the GPU in the in-context proof ([`formal_env`]).
 const FORMAL_ENV_FILE: &str = "formal-env.v";
@@ -1045,8 +1045,16 @@ fn prove_equivalence(
     } else {
         format!("\\{}", m.module)
     };
+    // `equiv_make` pairs every wire of the same name, so the mutated wire itself (when it is
+    // not a port) would be a pair that differs by construction even where the outputs cannot
+    // (small m86 on 67bd937: a round-robin choice's bit 4 flipped where bit 1 is set, which
+    // every grant masks): in the gate it gets a private name, and only what it drives is
+    // compared.
+    let hide = mutated_wire(&m.args)
+        .map(|w| format!("rename -hide wf_mutant_gate/w:{w} wf_mutant_gate/x:* %d\n"))
+        .unwrap_or_default();
     let script = format!(
-        "read_rtlil ../design.il\ncopy {module} wf_mutant_gate\nmutate {args}\nrename {module} wf_mutant_gold\n\
+        "read_rtlil ../design.il\ncopy {module} wf_mutant_gate\nmutate {args}\n{hide}rename {module} wf_mutant_gold\n\
          equiv_make wf_mutant_gold wf_mutant_gate wf_mutant_equiv\nhierarchy -top wf_mutant_equiv\n\
          equiv_struct\nequiv_simple\nequiv_induct\nequiv_status -assert\n"
     );
@@ -1080,6 +1088,17 @@ fn prove_equivalence(
             ),
         )
     })
+}
+
+/// The wire a mutation changes (`-wire NAME` of `mutate -list`), when it names one that a
+/// yosys selection can name plainly.
+fn mutated_wire(args: &str) -> Option<&str> {
+    let w = args
+        .split_whitespace()
+        .skip_while(|w| *w != "-wire")
+        .nth(1)?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.';
+    (!w.starts_with('$') && w.chars().all(plain)).then_some(w)
 }
 
 /// Run the plan; `progress` receives one-line status messages.
@@ -1519,6 +1538,31 @@ mod tests {
             "{text}"
         );
         assert_eq!(decode_counterexample(map, ""), None);
+    }
+
+    #[test]
+    fn the_mutated_wire_is_named_when_plain() {
+        assert_eq!(
+            mutated_wire("-mode cnot1 -module m -cell c -port Y -portbit 4 -wire x0 -wirebit 4"),
+            Some("x0")
+        );
+        assert_eq!(
+            mutated_wire("-mode inv -module m -cell c -wire bfault$d$7 -wirebit 0"),
+            Some("bfault$d$7")
+        );
+        // No wire, an internal ($) name, or characters a selection would read as a pattern.
+        assert_eq!(
+            mutated_wire("-mode const0 -module m -cell c -port A -portbit 1"),
+            None
+        );
+        assert_eq!(
+            mutated_wire("-mode inv -module m -cell c -wire $auto$x -wirebit 0"),
+            None
+        );
+        assert_eq!(
+            mutated_wire("-mode inv -module m -cell c -wire a[3] -wirebit 0"),
+            None
+        );
     }
 
     #[test]

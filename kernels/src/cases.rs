@@ -1290,14 +1290,30 @@ fn isa_ops_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     let h = partial(limits, limits.max_block / 2 + 1);
     let grid = 104u32.div_ceil(h).max(2);
     shapes[3] = (grid, h, grid * h - h.min(3));
+    // A fifth case: equal full-width operands in every lane, `x` in the first warp and `!x` in
+    // the second, so each bit of both branch operands is 1 in some lane's equal pair and 0 in
+    // another's (issue 11: `tiny` m5 on 67bd937, lane 3's second branch operand with bit 10
+    // flipped where bit 29 is set, passed every run: the equal edge pairs never met lane 3).
+    let wide = limits.max_block.min(2 * limits.lanes);
+    shapes.push((1, wide, wide));
     shapes
         .into_iter()
         .enumerate()
         .map(|(idx, (grid, block, n))| {
             let mut rng = rng_for(seed, "isa_ops", idx);
             let (mut a, mut b) = (Vec::new(), Vec::new());
+            let equal: Vec<u32> = if idx == 4 {
+                (0..limits.lanes).map(|_| rng.gen()).collect()
+            } else {
+                Vec::new()
+            };
             for g in 0..n as usize {
-                if g < 100 && idx != 0 {
+                if idx == 4 {
+                    let lane = g % limits.lanes as usize;
+                    let x = equal[lane] ^ if g < limits.lanes as usize { 0 } else { !0 };
+                    a.push(x);
+                    b.push(x);
+                } else if g < 100 && idx != 0 {
                     a.push(ISA_EDGES[g % 10]);
                     b.push(ISA_EDGES[g / 10]);
                 } else {
@@ -2556,11 +2572,45 @@ fn fault_decode_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         i += 1;
         keep
     });
+    cases.extend(late_illegal_cases(limits, seed));
+    cases
+}
+
+/// fault_decode's case 7 (`fd_late`: the illegal word lands in an I-buffer's second entry) in
+/// every warp slot of CTA 0 and CTA 1 (SM 0 and SM 1 on two-SM presets), in lane `slot % lanes`.
+fn late_illegal_cases(limits: &Limits, seed: u64) -> Vec<Case> {
+    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+        return Vec::new();
+    }
+    let block = partial(limits, limits.max_block);
+    let grid = 2;
+    let slots = block.div_ceil(limits.lanes);
+    let mut cases = Vec::new();
+    for vcta in 0..grid {
+        for w in 0..slots {
+            let vtid = (w * limits.lanes + w % limits.lanes).min(block - 1);
+            let mut rng = rng_for(seed, "fault_decode", 128 + (vcta * slots + w) as usize);
+            let init: Vec<u32> = (0..grid * block).map(|_| rng.gen()).collect();
+            cases.push(victim_case(
+                "fault_decode",
+                format!("late-illegal cta={vcta} slot={w} grid={grid} block={block}"),
+                (grid, block),
+                &init,
+                [7, vcta, vtid],
+                ExpectedFault {
+                    sm: if limits.sms >= 2 { vcta } else { 0 },
+                    warp: vtid / limits.lanes,
+                    pc: FaultAddr::Function("fd_late", 12),
+                    ..fault_at("illegal-instruction", "fd_late")
+                },
+            ));
+        }
+    }
     cases
 }
 
 fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    fault_cases(
+    let mut cases = fault_cases(
         "fault_csr",
         limits,
         seed,
@@ -2581,7 +2631,33 @@ fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
                 fault_at("illegal-instruction", "wf_fault_csr_c01")
             }),
         ],
-    )
+    );
+    // Unknown CSR numbers one bit of the upper eight away from the warpforge range (which 5 …
+    // 11, fault_csr.c), each once, the first victim (CTA 1, lane 2 of warp 1).
+    const NEAR: [&str; 7] = [
+        "wf_fault_csr_near_cd0",
+        "wf_fault_csr_near_ce0",
+        "wf_fault_csr_near_c40",
+        "wf_fault_csr_near_dc0",
+        "wf_fault_csr_near_ec0",
+        "wf_fault_csr_near_8c0",
+        "wf_fault_csr_near_4c0",
+    ];
+    if let Some(first) = cases.first().cloned() {
+        for (k, f) in NEAR.iter().enumerate() {
+            let which = 5 + k as u32;
+            let mut case = first.clone();
+            let shape = first.label.split_once(' ').map_or("", |(_, s)| s);
+            case.label = format!("csr-0x{} {shape}", &f[f.len() - 3..]);
+            case.params[1] = Param::Word(which);
+            case.expected_fault = first.expected_fault.clone().map(|e| ExpectedFault {
+                pc: FaultAddr::Function(f, 0),
+                ..e
+            });
+            cases.push(case);
+        }
+    }
+    cases
 }
 
 fn fault_mem_cases(limits: &Limits, seed: u64) -> Vec<Case> {

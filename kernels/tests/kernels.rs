@@ -457,7 +457,8 @@ fn check_cases(limits: &Limits) {
         // on two SMs, four warps and four lanes), fault_ctrl's wild fetches once per warp
         // slot (two per slot) and its divergent return reporting each lane 1 … L−1, fault_hipc's six high PCs, wild_targets' eight wild PCs,
         // wild_ctrl's seven, fetch_race's five rounds in slot 2 and one in each other slot, and
-        // shared_bounds' victim in every lane; tmc_masks' two side-exit cases.
+        // shared_bounds' victim in every lane; tmc_masks' two side-exit cases; fault_decode's
+        // late illegal word in every warp slot of two CTAs.
         let max = match spec.name {
             "fault_ctrl" => {
                 4 * 7 + 2 * limits.max_block.div_ceil(limits.lanes) as usize + limits.lanes as usize
@@ -466,6 +467,10 @@ fn check_cases(limits: &Limits) {
             // Four shapes and the two cases whose divergent side ends every lane but one.
             "tmc_masks" => 4 + 2,
             "fault_hipc" => 4 * 6,
+            // Five illegal accesses, and seven CSR numbers near the warpforge range once.
+            "fault_csr" => 4 * 5 + 7,
+            // Seven encodings, and the late illegal word in every warp slot of two CTAs.
+            "fault_decode" => 7 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
             "wild_ctrl" => 7,
             "fetch_race" => 5 + 7,
             n if n.starts_with("fault_") => 4 * 5,
