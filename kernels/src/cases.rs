@@ -2426,12 +2426,9 @@ fn fault_cases(
     seed: u64,
     faults: &[(&str, FaultOfVictim)],
 ) -> Vec<Case> {
-    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+    let Some((grid, block, slots)) = victim_shape(limits) else {
         return Vec::new();
-    }
-    let block = partial(limits, limits.max_block);
-    let grid = 2;
-    let slots = block.div_ceil(limits.lanes);
+    };
     // (CTA, thread in it, SM, label suffix, seed offset)
     let victims = [
         (1, limits.lanes + 2, u32::from(limits.sms >= 2), "", 0),
@@ -2467,6 +2464,16 @@ fn fault_cases(
         }
     }
     cases
+}
+
+/// The launch of the fault kernels' victim cases: 2 CTAs of the largest partial block, and its
+/// warp slots; `None` on a GPU too small for the victims (fewer than 4 lanes or 2 warps + 1).
+fn victim_shape(limits: &Limits) -> Option<(u32, u32, u32)> {
+    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+        return None;
+    }
+    let block = partial(limits, limits.max_block);
+    Some((2, block, block.div_ceil(limits.lanes)))
 }
 
 /// A case of a kernel with `fault_kernel.h`'s parameter block (`out`, `which`, `victim_cta`,
@@ -2579,12 +2586,9 @@ fn fault_decode_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 /// fault_decode's case 7 (`fd_late`: the illegal word lands in an I-buffer's second entry) in
 /// every warp slot of CTA 0 and CTA 1 (SM 0 and SM 1 on two-SM presets), in lane `slot % lanes`.
 fn late_illegal_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+    let Some((grid, block, slots)) = victim_shape(limits) else {
         return Vec::new();
-    }
-    let block = partial(limits, limits.max_block);
-    let grid = 2;
-    let slots = block.div_ceil(limits.lanes);
+    };
     let mut cases = Vec::new();
     for vcta in 0..grid {
         for w in 0..slots {
@@ -2650,7 +2654,7 @@ fn fault_csr_cases(limits: &Limits, seed: u64) -> Vec<Case> {
             let shape = first.label.split_once(' ').map_or("", |(_, s)| s);
             case.label = format!("csr-0x{} {shape}", &f[f.len() - 3..]);
             case.params[1] = Param::Word(which);
-            case.expected_fault = first.expected_fault.clone().map(|e| ExpectedFault {
+            case.expected_fault = first.expected_fault.map(|e| ExpectedFault {
                 pc: FaultAddr::Function(f, 0),
                 ..e
             });
@@ -2883,12 +2887,9 @@ const WILD_TARGETS: [(u32, &str); 2] = [(0xAAAA_AAA8, "aaaa"), (0x5555_5554, "55
 /// slot `w`, so the fetch PC registers of every slot carry every PC bit as 1 and as 0 to the
 /// fault record (the other cases fault only in slot 1).
 fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
-    if limits.lanes < 4 || limits.max_block < 2 * limits.lanes + 1 {
+    let Some((grid, block, slots)) = victim_shape(limits) else {
         return Vec::new();
-    }
-    let block = partial(limits, limits.max_block);
-    let grid = 2;
-    let slots = block.div_ceil(limits.lanes);
+    };
     let mut cases = Vec::new();
     for (which, (target, name)) in WILD_TARGETS.iter().enumerate() {
         for w in 0..slots {
