@@ -15,6 +15,12 @@
  *   out[gtid] = acc
  *   dr_pick(x) = x & 1 ? (x << 3) + 101 : (x >> 1) ^ 0x55
  *
+ * Each return follows a `divu` and an `and` that waits for it (t1 only, the result unchanged),
+ * so the `ret` is fetched into the I-buffer's second entry while the `and` waits at the head:
+ * its decoded flags (a branch, at a return) travel through that entry's registers. Before,
+ * an entry's `is_branch` flipped where `to_alu` is set (m9 of tiny's seed-1 sample on
+ * 67bd937) passed every run.
+ *
  * Parameters: in, out, n, rounds.
  */
 #include "warpforge.h"
@@ -32,9 +38,13 @@ __asm__(".text\n.globl dr_pick\n.type dr_pick, @function\n.p2align 2\n"
         "    beqz t0, 1f\n"
         "    slli a0, a0, 3\n"
         "    addi a0, a0, 101\n"
+        "    divu t1, a0, a0\n"
+        "    and t1, t1, zero\n"
         "    ret\n"
         "1:  srli a0, a0, 1\n"
         "    xori a0, a0, 0x55\n"
+        "    divu t1, a0, a0\n"
+        "    and t1, t1, zero\n"
         "    ret\n"
         ".size dr_pick, .-dr_pick\n");
 
