@@ -595,12 +595,12 @@ fn is_clock_mutation(m: &Mutation) -> bool {
         let n = n.to_ascii_lowercase();
         n.contains("clk") || n.contains("clock") || n == "c"
     };
-    clockish(&m.port)
-        || m.args
-            .split_whitespace()
-            .skip_while(|w| *w != "-wire")
-            .nth(1)
-            .is_some_and(clockish)
+    clockish(&m.port) || wire_arg(&m.args).is_some_and(clockish)
+}
+
+/// The `-wire NAME` of a `mutate -list` line's arguments.
+fn wire_arg(args: &str) -> Option<&str> {
+    args.split_whitespace().skip_while(|w| *w != "-wire").nth(1)
 }
 
 /// Step 5a, once per mutation list: every mutation but the clock ones behind its own control
@@ -815,10 +815,17 @@ fn formal_in_context(
 
 /// The `input <index> <bit> <name>` lines of a yosys AIGER map.
 fn map_inputs(map: &str) -> impl Iterator<Item = (usize, u32, &str)> {
-    map.lines().filter_map(|line| {
+    map_lines(map, "input")
+}
+
+/// The `<kind> <index> <bit> <name>` lines of a yosys AIGER map (`input`, `output`, …).
+fn map_lines<'a>(map: &'a str, kind: &'a str) -> impl Iterator<Item = (usize, u32, &'a str)> {
+    map.lines().filter_map(move |line| {
         let w: Vec<&str> = line.split_whitespace().collect();
         match w[..] {
-            ["input", index, bit, name] => Some((index.parse().ok()?, bit.parse().ok()?, name)),
+            [k, index, bit, name] if k == kind => {
+                Some((index.parse().ok()?, bit.parse().ok()?, name))
+            }
             _ => None,
         }
     })
@@ -839,14 +846,7 @@ fn cut_memories(
         width: usize,
     }
     let mut mems: BTreeMap<&str, Parts> = BTreeMap::new();
-    for line in map.lines() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        let ["output", index, bit, name] = w[..] else {
-            continue;
-        };
-        let (Ok(index), Ok(bit)) = (index.parse::<usize>(), bit.parse::<u32>()) else {
-            bail!("bad map line `{line}`");
-        };
+    for (index, bit, name) in map_lines(map, "output") {
         let field = |suffix: &str| name.strip_suffix(suffix);
         if let Some(mem) = field(".wf_cut_rdata") {
             mems.entry(mem).or_default().read.insert(bit, index);
@@ -1093,10 +1093,7 @@ fn prove_equivalence(
 /// The wire a mutation changes (`-wire NAME` of `mutate -list`), when it names one that a
 /// yosys selection can name plainly.
 fn mutated_wire(args: &str) -> Option<&str> {
-    let w = args
-        .split_whitespace()
-        .skip_while(|w| *w != "-wire")
-        .nth(1)?;
+    let w = wire_arg(args)?;
     let plain = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.';
     (!w.starts_with('$') && w.chars().all(plain)).then_some(w)
 }
