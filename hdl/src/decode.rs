@@ -748,7 +748,6 @@ pub struct StoredHeadFields {
     pub rs2: Signal<Out, Bits<5>>,
     pub rs2_valid: Signal<Out, Bit>,
     pub is_bar: Signal<Out, Bit>,
-    pub is_branch: Signal<Out, Bit>,
     pub to_alu: Signal<Out, Bit>,
     pub to_mul: Signal<Out, Bit>,
     pub to_div: Signal<Out, Bit>,
@@ -756,6 +755,9 @@ pub struct StoredHeadFields {
     pub is_control: Signal<Out, Bit>,
     /// The word's other bits (lint sink, removed by synthesis).
     word_rest: Unused<Bits<32>>,
+    /// `is_branch` (bit 4): fetch folds it into `head_at_return` when the word enters its
+    /// I-buffer, so the issue stage has no use for it (lint sink, removed by synthesis).
+    branch_bit: Unused<Bit>,
 }
 
 impl Logic for StoredHeadFields {
@@ -769,7 +771,7 @@ impl Logic for StoredHeadFields {
         self.rs1_valid.next = self.issue_bits.val().get_bit(1);
         self.rs2_valid.next = self.issue_bits.val().get_bit(2);
         self.is_bar.next = self.issue_bits.val().get_bit(3);
-        self.is_branch.next = self.issue_bits.val().get_bit(4);
+        self.branch_bit.d[0].next = self.issue_bits.val().get_bit(4);
         self.to_alu.next = self.issue_bits.val().get_bit(5);
         self.to_mul.next = self.issue_bits.val().get_bit(6);
         self.to_div.next = self.issue_bits.val().get_bit(7);

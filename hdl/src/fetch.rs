@@ -296,7 +296,9 @@ pub struct Fetch {
     in_dec: Signal<Local, Bits<HEAD_PACKED_BITS>>,
     zero_dec: Constant<Bits<HEAD_PACKED_BITS>>,
     in_stops: Signal<Local, Bit>,
-    /// The arriving word's sidecar kind is `AtReturn`.
+    /// The arriving word is a conditional branch (its pre-decoded `is_branch`, bit 4 of
+    /// `HEAD_PACKED_ORDER`) whose sidecar kind is `AtReturn`: the one question the SM asks of
+    /// a head's branch flag, answered here so the I-buffers' copies of that flag go unread.
     in_at_return: Signal<Local, Bit>,
     kind_at_return: Constant<Bits<2>>,
     /// The decoder's other fields (lint: read, then removed by synthesis).
@@ -690,7 +692,9 @@ impl Logic for Fetch {
             self.in_dec.next = self.zero_dec.val();
         }
         self.in_stops.next = self.rd_fault.q[0].val() | !self.imem.read_pre.val().get_bit(0);
-        self.in_at_return.next = self.in_recon.val().get_bits::<2>(0) == self.kind_at_return.val();
+        self.in_at_return.next = (self.in_recon.val().get_bits::<2>(0)
+            == self.kind_at_return.val())
+            & self.in_dec.val().get_bit(4);
         self.pre_unused1.d[0].next = self.pre.is_load.val();
         self.pre_unused1.d[1].next = self.pre.is_store.val();
         self.pre_unused1.d[2].next = self.pre.is_branch.val();

@@ -10,7 +10,7 @@
 use crate::{k, sigs};
 use rust_hdl::prelude::*;
 use warpforge_config::{GpuConfig, SchedulerPolicy};
-use warpforge_isa::{sidecar_kind, FaultCause, MulDivOp};
+use warpforge_isa::{FaultCause, MulDivOp};
 
 use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
@@ -278,9 +278,11 @@ pub struct Sm<const L: usize> {
     i_mask: Signal<Local, Bits<L>>,
     i_fault: Signal<Local, Bit>,
     i_csr: Signal<Local, Bits<32>>,
+    /// The granted warp's head is a conditional branch whose reconvergence is `AtReturn`
+    /// (fetch's `head_at_return`): the collector reads `ra` as its third source.
     i_at_return: Signal<Local, Bit>,
-    /// The granted warp's head fields (its `dec_h`, chosen by `g`): sources, destination,
-    /// branch and route come from the I-buffer heads' fields decoded at the instruction
+    /// The granted warp's head fields (its `dec_h`, chosen by `g`): sources, destination
+    /// and route come from the I-buffer heads' fields decoded at the instruction
     /// memory's load (fetch's `head_dec`), not from a decode after the warp choice (`dec_i` still decodes what the tag table and the CSR read need).
     i_rd: Signal<Local, Bits<5>>,
     i_rd_valid: Signal<Local, Bit>,
@@ -288,7 +290,6 @@ pub struct Sm<const L: usize> {
     i_rs1_valid: Signal<Local, Bit>,
     i_rs2: Signal<Local, Bits<5>>,
     i_rs2_valid: Signal<Local, Bit>,
-    i_branch: Signal<Local, Bit>,
     i_to_alu: Signal<Local, Bit>,
     i_to_mul: Signal<Local, Bit>,
     i_to_div: Signal<Local, Bit>,
@@ -384,7 +385,6 @@ pub struct Sm<const L: usize> {
     /// The multiplier's op code of `mul` (every other op of a shift shifts right).
     k_md_mul: Constant<Bits<2>>,
     k_step_stack: Constant<Bits<2>>,
-    k_kind_ret: Constant<Bits<2>>,
     k_zero32: Constant<Bits<32>>,
     k_zero8: Constant<Bits<8>>,
     k_one32: Constant<Bits<32>>,
@@ -569,7 +569,7 @@ impl<const L: usize> Sm<L> {
             pk_launch: BitPack::new(w),
             pk_conflict: BitPack::new(cfg.rf_banks as usize),
             pk_long: BitPack::new(w),
-            u1: Unused::new(U1_FIXED + L + 2 * w + (cfg.rf_banks as usize) * 2 + 1),
+            u1: Unused::new(U1_FIXED + L + w + (cfg.rf_banks as usize) * 2 + 1),
             u2: Unused::new(cfg.rf_banks as usize),
             u6: Unused::new(3 + cfg.rf_banks as usize),
             u8: Unused::new(1),
@@ -633,7 +633,6 @@ impl<const L: usize> Sm<L> {
             i_rs1_valid: Default::default(),
             i_rs2: Default::default(),
             i_rs2_valid: Default::default(),
-            i_branch: Default::default(),
             i_to_alu: Default::default(),
             i_to_mul: Default::default(),
             i_to_div: Default::default(),
@@ -719,7 +718,6 @@ impl<const L: usize> Sm<L> {
                 mul_op_code(MulDivOp::Mul).expect("mul has a code"),
             )),
             k_step_stack: k(STEP_STACK),
-            k_kind_ret: k(sidecar_kind::AT_RETURN.into()),
             k_zero32: k(0),
             k_zero8: k(0),
             k_one32: k(1),
@@ -965,10 +963,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.rdy_d[w].next = false;
                         }
                         // AtReturn reads x1 as a third source: wait until nothing is pending.
-                        if self.dec_h[w].is_branch.val()
-                            & self.fetch.head_at_return[w].val()
-                            & !self.sb.idle[w].val()
-                        {
+                        if self.fetch.head_at_return[w].val() & !self.sb.idle[w].val() {
                             self.rdy_d[w].next = false;
                         }
                         self.rdy_q.d[w].next = self.rdy_d[w].val() & !self.reset.val();
@@ -1034,7 +1029,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_rs1_valid.next = false;
                     self.i_rs2.next = self.k_zero5.val();
                     self.i_rs2_valid.next = false;
-                    self.i_branch.next = false;
+                    self.i_at_return.next = false;
                     self.i_to_alu.next = false;
                     self.i_to_mul.next = false;
                     self.i_to_div.next = false;
@@ -1048,7 +1043,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.i_rs1_valid.next = self.dec_h[w].rs1_valid.val();
                             self.i_rs2.next = self.dec_h[w].rs2.val();
                             self.i_rs2_valid.next = self.dec_h[w].rs2_valid.val();
-                            self.i_branch.next = self.dec_h[w].is_branch.val();
+                            self.i_at_return.next = self.fetch.head_at_return[w].val();
                             self.i_to_alu.next = self.dec_h[w].to_alu.val();
                             self.i_to_mul.next = self.dec_h[w].to_mul.val();
                             self.i_to_div.next = self.dec_h[w].to_div.val();
@@ -1081,8 +1076,6 @@ impl<const L: usize> Logic for Sm<L> {
                     // fetch) was decoded when it entered its I-buffer: one flip-flop per warp
                     // here, not the decoder after the warp choice. The cause is taken from this
                     // cycle's decode (fault capture, below).
-                    self.i_at_return.next = self.i_branch.val()
-                        & (self.i_recon.val().get_bits::<2>(0) == self.k_kind_ret.val());
 
                     // CSR value at issue (lane 0; tid, gtid, laneid, stack_top step per lane).
                     // CSR read (hdl/src/csr_read.rs).
@@ -1847,16 +1840,14 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     for w in 0..self._warps {
                         self.u1.d[7 + nl + w].next = self.sched.grant[w].val();
-                        self.u1.d[7 + nl + nw2 + w].next =
-                            self.dec_h[w].is_branch.val() & self.dec_h[w].is_bar.val();
                     }
                     for b in 0..self._banks {
-                        self.u1.d[7 + nl + nw2 + nw2 + b].next = self.oc.ev_grant[b].val();
-                        self.u1.d[7 + nl + nw2 + nw2 + nb + b].next = self.oc.ev_write[b].val();
+                        self.u1.d[7 + nl + nw2 + b].next = self.oc.ev_grant[b].val();
+                        self.u1.d[7 + nl + nw2 + nb + b].next = self.oc.ev_write[b].val();
                         self.u2.d[b].next = self.oc.ev_grant_src[b].val();
                         self.u6.d[2 + b].next = self.oc.ev_grant_cu[b].val();
                     }
-                    self.u1.d[7 + nl + nw2 + nw2 + nb + nb].next =
+                    self.u1.d[7 + nl + nw2 + nb + nb].next =
                         self.dec_i.is_ecall.val() & self.dec_i.is_ebreak.val();
                     self.u6.d[0].next = self.fetch.ev_fetch_warp.val();
                     self.u6.d[2 + nb].next = self.lsu.out_warp.val();

@@ -95,22 +95,24 @@ struct InFlight {
 }
 
 /// An I-buffer head as the unit's ports show it: the PC and the whole sidecar word only through
-/// the read port (`read`), otherwise PC 0 and, as the sidecar, 1 if its kind is `AtReturn` and 0
-/// if not (`head_at_return`).
+/// the read port (`read`), otherwise PC 0 and, as the sidecar, 1 if it is a conditional branch
+/// whose sidecar kind is `AtReturn` and 0 if not (`head_at_return`).
 fn seen_through_ports(e: &Entry, read: bool) -> Entry {
     if read {
         *e
     } else {
         Entry {
             pc: 0,
-            recon: at_return(e.recon).into(),
+            recon: at_return(e.word, e.recon).into(),
             ..*e
         }
     }
 }
 
-fn at_return(recon: u32) -> bool {
-    recon & 3 == sidecar_kind::AT_RETURN
+/// `head_at_return`: a conditional branch (opcode `BRANCH`, whatever its other fields) whose
+/// sidecar kind is `AtReturn` (docs/microarch/fetch.md).
+fn at_return(word: u32, recon: u32) -> bool {
+    word & 0x7f == 0x63 && recon & 3 == sidecar_kind::AT_RETURN
 }
 
 /// Whether issuing `word` stops the GPU (docs/isa.md): not an instruction, `ecall`, `ebreak`, a
@@ -270,8 +272,8 @@ impl FetchRef {
     }
 
     /// The outputs of the current state. Only warp `read`'s head shows its PC and sidecar
-    /// word (the read port); every other head shows PC 0 and whether the sidecar's kind is
-    /// `AtReturn` (`head_at_return`), as [`FetchRtl::cycle`] assembles them.
+    /// word (the read port); every other head shows PC 0 and whether it is a branch whose
+    /// sidecar's kind is `AtReturn` (`head_at_return`), as [`FetchRtl::cycle`] assembles them.
     fn outputs(&self, read: u8) -> Outputs {
         Outputs {
             heads: self
@@ -502,7 +504,7 @@ impl FetchRtl {
                     recon: if read {
                         let r = m.get(self.read[2]) as u32;
                         assert_eq!(
-                            u64::from(at_return(r)),
+                            u64::from(at_return(m.get(self.head[1][w]) as u32, r)),
                             m.get(self.head[2][w]),
                             "warp {w}: head_at_return differs from the read port's sidecar word"
                         );
