@@ -12,7 +12,7 @@
  *        then out-of-range-fetch at value - 1. The branch unit groups the lanes whose rs1
  *        equals the lowest active lane's or its neighbour (a_adj: lowest's rs1 - 1 when that
  *        is odd, + 1 when even, for an even imm); `which` and the victim's lane choose which.
- *   2    wt_ret(gtid, value)  value 4-aligned: wt_ret sets ra = value and enters the leaf
+ *   2    wt_ret(gtid, value)  value 4-aligned or odd: wt_ret sets ra = value and enters the leaf
  *        wt_leaf with `jalr t0` (an indirect call that links in t0, so ra is kept; the loader
  *        accepts it as a call). wt_leaf never writes ra and returns through two `ret`s, so its
  *        lane-parity branch reconverges `AtReturn`: the SIMT stack's RPC is ra = value. The
@@ -20,6 +20,9 @@
  *        then fetches value with every active lane: out-of-range-fetch at value. An RPC bit
  *        lost or flipped anywhere (branch unit, stack, top of stack) makes the first side's
  *        return miss the RPC: it fetches value alone, before the other side has run.
+ *        With value odd the return goes to value & ~1, which misses the RPC (value): the
+ *        first side fetches value & ~1 alone, and the other side never runs (the RPC's bit 0
+ *        is 1 only in these cases).
  * The fault's record: out-of-range-fetch, the victim's SM and warp slot, pc = address = the
  * wild PC (no lane).
  *   3    wt_ret2(gtid, value)  as 2, with a second split inside the leaf's first side

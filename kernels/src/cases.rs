@@ -2930,7 +2930,10 @@ fn wild_fetch_cases(limits: &Limits, seed: u64) -> Vec<Case> {
 /// * `ret-00100040`: the whole of CTA 1's warp 1; RPC bits 6 and 20 set (a mutant flipping
 ///   the RPC's bit 6 with bit 20 sent the first side to the wild PC alone);
 /// * `ret-aaaaaaa8`: lanes `lanes - 2` and up of CTA 1's warp 0;
-/// * `ret-55555554`: lanes 1 and up of CTA 0's warp W-2.
+/// * `ret-55555554`: lanes 1 and up of CTA 0's warp W-2;
+/// * `ret-55555555`, `ret-aaaaaaa9`: an odd `ra`, so the return (to `ra & !1`) misses the RPC
+///   and the first side fetches the wild PC alone: the RPC's bit 0, 0 in every other run, is
+///   1 in the branch unit, the stack's RAM and its top.
 ///
 /// Between them each of the wild PC's bits 2-31 is 1 and 0 on both `a_adj` paths and in the
 /// RPC, and the fault record's SM (on two-SM presets), warp and the lowest lane take several
@@ -2951,7 +2954,7 @@ fn wild_targets_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     let v_w0_high = (1, lanes - 2, sm1);
     let v_wm2 = (0, (slots - 2) * lanes + 1, 0);
     let v_last = (0, (slots - 1) * lanes + 1, 0);
-    let list: [(&str, u32, u32, Victim, u32); 14] = [
+    let list: [(&str, u32, u32, Victim, u32); 16] = [
         ("jalr-00020001-dec", 0, 0x0002_0001, v_w1, 0x0002_0000),
         ("jalr-aaaaaaa9-dec", 0, 0xAAAA_AAA9, v_w0_high, 0xAAAA_AAA8),
         ("jalr-aaaaaaa9-inc", 0, 0xAAAA_AAA9, v_wm2, 0xAAAA_AAA8),
@@ -2960,6 +2963,10 @@ fn wild_targets_cases(limits: &Limits, seed: u64) -> Vec<Case> {
         ("ret-00100040", 2, 0x0010_0040, v_w1, 0x0010_0040),
         ("ret-aaaaaaa8", 2, 0xAAAA_AAA8, v_w0_high, 0xAAAA_AAA8),
         ("ret-55555554", 2, 0x5555_5554, v_wm2, 0x5555_5554),
+        // ra odd: `ret` jumps to ra & !1, which misses the RPC (ra), so the first side fetches
+        // the wild PC alone and the other side never runs: the RPC's bit 0 is 1 only here.
+        ("ret-55555555", 2, 0x5555_5555, v_w1, 0x5555_5554),
+        ("ret-aaaaaaa9", 2, 0xAAAA_AAA9, v_wm2, 0xAAAA_AAA8),
         // A refilled AtReturn entry (`which` 3) with ra's bits 2-31 both ways in each of warp
         // slots 0, 1 and 2 of SM 0 (whole warps): the stack's per-warp refill logic.
         (

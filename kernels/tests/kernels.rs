@@ -455,7 +455,7 @@ fn check_cases(limits: &Limits) {
         let who = format!("{} {limits:?}", spec.name);
         // Workloads: 3-5 shapes. Kernels that fault on purpose: four cases per fault (victims
         // on two SMs, four warps and four lanes), fault_ctrl's wild fetches once per warp
-        // slot (two per slot) and its divergent return reporting each lane 1 … L−1, fault_hipc's six high PCs, wild_targets' eight wild PCs,
+        // slot (two per slot) and its divergent return reporting each lane 1 … L−1, fault_hipc's six high PCs, wild_targets' ten wild PCs,
         // wild_ctrl's seven, fetch_race's five rounds in slot 2 and one in each other slot, and
         // shared_bounds' victim in every lane; tmc_masks' two side-exit cases; fault_decode's
         // late illegal word in every warp slot of two CTAs.
@@ -474,10 +474,10 @@ fn check_cases(limits: &Limits) {
             "wild_ctrl" => 7,
             "fetch_race" => 5 + 7,
             n if n.starts_with("fault_") => 4 * 5,
-            // Five wild jalr targets, three wild return addresses, six refilled ones, and
-            // each possible lowest active lane's return with two addresses (two of those
-            // among the three).
-            "wild_targets" => 14 + 2 * (limits.lanes as usize - 1) - 2,
+            // Five wild jalr targets, three wild return addresses and two odd ones, six
+            // refilled ones, and each possible lowest active lane's return with two addresses
+            // (two of those among the three).
+            "wild_targets" => 16 + 2 * (limits.lanes as usize - 1) - 2,
             // The victim in every lane.
             "shared_bounds" => limits.lanes as usize,
             _ => 5,
