@@ -22,7 +22,13 @@
  * deeper group runs first while the lane left behind waits in its entry: two entries per
  * level, to 2L − 1, every level of a warp's stack (`simt_stack_depth` is 2L − 1 on `small`:
  * the stack's level bit 3 tied to 0, m46 of `small`'s seed-1 sample on 2ab1720, passed every
- * other kernel, none reaching level 8). The first case gives every warp those falling call
+ * other kernel, none reaching level 8). Level 0's body also holds two divergent branches to
+ * the next instruction (on bits 1 and 0 of acc), whose sides both reconverge at once: one at
+ * the body's start, where the old top entry goes on at that next instruction, and one as the
+ * body's last instruction, whose next instruction is level 0's reconvergence, so the old top
+ * entry pops too (the stack's "both sides and the old top pop" case, which no other kernel
+ * reached: its RPC compare with bit 22 inverted, m165 of `tiny`'s seed-1 sample on 0d585dd,
+ * passed every run). The first case gives every warp those falling call
  * ranks; the others random permutations, so every lane is the deepest in some warp. The
  * branch nest's `mul` and `divu` run with the lanes left behind inactive, lane 0 among them
  * in most warps: a divider that wrote lane 0 whatever its mask (m161 of `tiny`'s seed-1
@@ -36,7 +42,9 @@ __asm__(".text\n"
         "    li t0, 0\n"
         "    bgtu a0, t0, 100f\n"  /* taken: the deeper side, first */
         "    j 200f\n"
-        "100: li t1, 3\n"
+        "100: andi t2, a1, 2\n"
+        "    bnez t2, 300f\n"  /* divergent, to the next instruction, inside level 0's body */
+        "300: li t1, 3\n"
         "    mul a1, a1, t1\n"
         "    addi a1, a1, 0\n"
         "    li t1, 3\n"
@@ -198,6 +206,8 @@ __asm__(".text\n"
         "    xor a1, a1, t1\n"
         "201: li t1, 256\n"  /* level 1's reconvergence, the end of level 0's body */
         "    xor a1, a1, t1\n"
+        "    andi t2, a1, 1\n"
+        "    bnez t2, 200f\n"  /* divergent, to the next instruction: level 0's reconvergence */
         "200: mv a0, a1\n"  /* level 0's reconvergence */
         "    ret\n"
         ".size dd_nest, .-dd_nest\n"
