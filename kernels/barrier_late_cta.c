@@ -14,6 +14,11 @@
  * Why (issue 11): the barrier kernels fill an SM with one CTA or use CTA slots 0 and 1, so a
  * barrier in CTA slot 2 with a first warp in warp slot 1 never ran; a mutant that lost that
  * pairing (m83 of tiny-f22e1cadb3df8a06's sample: warp 1 never released) passed the regression.
+ * One case runs 2 * (W/2 + W/4) + 1 CTAs with warp 0 of each exiting early and warp 0 of the
+ * last one late: the CTAs launched on freed warp slots free theirs again, so late CTAs reach
+ * CTA slots above W/2 with a first warp in a low warp slot (on `small`, CTA slot 6 with warp
+ * slot 0: a barrier check that lost that warp's "waiting" term, m6 of small's seed-1 sample
+ * on 0d585dd, released its partner early there and passed every other case).
  */
 #include "warpforge.h"
 

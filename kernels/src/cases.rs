@@ -2365,19 +2365,25 @@ fn barrier_late_cta_cases(limits: &Limits, seed: u64) -> Vec<Case> {
     if lanes < 2 || limits.max_block < 4 * lanes {
         return Vec::new();
     }
-    let grid = limits.max_block / lanes / 2 + 1;
+    let pairs = limits.max_block / lanes / 2;
+    let grid = pairs + 1;
     let full = 2 * lanes;
     let shapes = [
-        (full, 1, 1),
-        (full, 1, 0),
-        (full, 0, 1),
-        (full, 0, 0),
-        (full - 1, 1, 0),
+        (grid, full, 1, 1),
+        (grid, full, 1, 0),
+        (grid, full, 0, 1),
+        (grid, full, 0, 0),
+        (grid, full - 1, 1, 0),
+        // Enough CTAs that, on two SMs, the CTAs launched on freed slots take them again,
+        // until a late CTA lands in a high CTA slot with its first warp in warp slot 0 (on
+        // `small`, CTA slot 6 with warp slot 0 late at the barrier: m6 of its seed-1 sample on
+        // 0d585dd, that warp's "waiting" term lost, passed every other case).
+        (2 * (pairs + pairs / 2) + 1, full, 0, 0),
     ];
     shapes
         .iter()
         .enumerate()
-        .map(|(idx, &(block, exit_warp, delay_warp))| {
+        .map(|(idx, &(grid, block, exit_warp, delay_warp))| {
             let out = barrier_late_cta_ref(lanes, grid, block, exit_warp, delay_warp);
             let mut rng = rng_for(seed, "barrier_late_cta", idx);
             let init: Vec<u32> = (0..out.len()).map(|_| rng.gen()).collect();

@@ -472,6 +472,8 @@ fn check_cases(limits: &Limits) {
             // Seven encodings, and the late illegal word in every warp slot of two CTAs.
             "fault_decode" => 7 + 2 * limits.max_block.div_ceil(limits.lanes) as usize,
             "wild_ctrl" => 7,
+            // Five shapes and the long grid whose late CTAs reach high CTA slots.
+            "barrier_late_cta" => 6,
             "fetch_race" => 5 + 7,
             n if n.starts_with("fault_") => 4 * 5,
             // Five wild jalr targets, three wild return addresses and two odd ones, six
