@@ -239,7 +239,6 @@ fn epilogue(
         .find(|r| !r.passed())
         .map_or("reduce", |r| r.kernel.as_str());
     let cfg = crate::cosim::shell_word(cfg_arg);
-    let verilog = crate::cosim::shell_word(&rtl.verilog.display().to_string());
     let others = if config.name == "tiny" {
         format!("{cfg},small")
     } else {
@@ -271,8 +270,12 @@ fn epilogue(
             "Verilator speed, lock-step overhead and IPC per kernel",
         ),
         (
-            format!("yosys -p 'read_verilog {verilog}; synth -top warpforge_top; stat'"),
-            "generic synthesis of the generated Verilog (FPGA flows: a later release)",
+            format!("warpforge synth --config {cfg} --estimate"),
+            "a quick area estimate of the generated Verilog (generic yosys synthesis)",
+        ),
+        (
+            format!("warpforge synth --config {cfg} --target ecp5-85f"),
+            "synthesis, place and route for the ECP5-85F: resources, Fmax, critical path (docs/fpga.md)",
         ),
         (
             "warpforge suite".to_string(),
