@@ -249,6 +249,11 @@ pub struct Sm<const L: usize> {
     /// (docs/microarch/sm.md, "Warp slots"): resident CTAs, free warps, the first free CTA
     /// slot (two cycles deep: `[0]` a cycle old, `[1]` two) and that slot's shared-memory base.
     res_q: RegVec<Bits<8>>,
+    /// round4(shared) (16 bits) and whether it reaches 64 KiB, registered: the launch's
+    /// shared size is fixed for a kernel, so the room check starts from flip-flops, not from
+    /// the launch parameter's adder chain (ECP5 critical path on f63e5a0, docs/fpga.md).
+    need_q: RegVec<Bits<16>>,
+    need_big_q: RegVec<Bit>,
     free_q: RegVec<Bits<8>>,
     jf_q: RegVec<Bits<6>>,
     base_q: RegVec<Bits<32>>,
@@ -604,6 +609,8 @@ impl<const L: usize> Sm<L> {
             iss_warp: RegVec::new(1),
             room_q: RegVec::new(1),
             res_q: RegVec::new(1),
+            need_q: RegVec::new(1),
+            need_big_q: RegVec::new(1),
             free_q: RegVec::new(1),
             jf_q: RegVec::new(2),
             base_q: RegVec::new(1),
@@ -805,6 +812,8 @@ impl<const L: usize> Logic for Sm<L> {
         self.iss_warp.clock.next = self.clock.val();
         self.room_q.clock.next = self.clock.val();
         self.res_q.clock.next = self.clock.val();
+        self.need_q.clock.next = self.clock.val();
+        self.need_big_q.clock.next = self.clock.val();
         self.free_q.clock.next = self.clock.val();
         self.jf_q.clock.next = self.clock.val();
         self.base_q.clock.next = self.clock.val();
@@ -898,7 +907,10 @@ impl<const L: usize> Logic for Sm<L> {
                     // Regions of round4(shared) bytes; room while (resident + 1) regions fit.
                     self.smem_need.next =
                         (self.k_shared.val() + self.k_three.val()) & self.k_not3.val();
-                    self.need16.next = self.smem_need.val().get_bits::<16>(0);
+                    self.need_q.d[0].next = self.smem_need.val().get_bits::<16>(0);
+                    self.need_big_q.d[0].next =
+                        self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val();
+                    self.need16.next = self.need_q.q[0].val();
                     self.res_q.d[0].next = self.res_cnt.val();
                     self.free_q.d[0].next = self.free_all.val();
                     self.pk_res16.d[0].next = self.res_q.q[0].val();
@@ -914,7 +926,7 @@ impl<const L: usize> Logic for Sm<L> {
                     // registers lag, so it cannot be accepted twice or given a taken slot.
                     self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
                         & (self.smem_top.val() <= self.k_smem_bytes.val());
-                    if self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val() {
+                    if self.need_big_q.q[0].val() {
                         // 64 KiB or more: only as the SM's only CTA (the host's launch check
                         // keeps it within `smem_bytes`, so no compare with it here).
                         self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
