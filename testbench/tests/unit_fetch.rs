@@ -109,10 +109,14 @@ fn seen_through_ports(e: &Entry, read: bool) -> Entry {
     }
 }
 
-/// `head_at_return`: a conditional branch (opcode `BRANCH`, whatever its other fields) whose
-/// sidecar kind is `AtReturn` (docs/microarch/fetch.md).
+/// RV32I's major opcode of the conditional branches (`BRANCH`).
+const OPCODE_BRANCH: u32 = 0x63;
+
+/// `head_at_return`: a conditional branch (opcode `BRANCH`, whatever its other fields: the
+/// pre-decoder looks at the opcode alone) whose sidecar kind is `AtReturn`
+/// (docs/microarch/fetch.md).
 fn at_return(word: u32, recon: u32) -> bool {
-    word & 0x7f == 0x63 && recon & 3 == sidecar_kind::AT_RETURN
+    word & 0x7f == OPCODE_BRANCH && recon & 3 == sidecar_kind::AT_RETURN
 }
 
 /// Whether issuing `word` stops the GPU (docs/isa.md): not an instruction, `ecall`, `ebreak`, a
