@@ -254,6 +254,11 @@ pub struct Sm<const L: usize> {
     /// the launch parameter's adder chain (ECP5 critical path on f63e5a0, docs/fpga.md).
     need_q: RegVec<Bits<16>>,
     need_big_q: RegVec<Bit>,
+    /// Per resident-CTA count `k` (0 ..= warps): whether `k + 1` regions of round4(shared)
+    /// would exceed the shared memory, registered from `need_q` (stored as "over" so that the
+    /// reset value 0 is what a shared size of 0 gives). The room check is then a choice among
+    /// flip-flops by `res_q`, not a multiply and a compare (ECP5 critical path on 6285443).
+    over_q: RegVec<Bit>,
     free_q: RegVec<Bits<8>>,
     jf_q: RegVec<Bits<6>>,
     base_q: RegVec<Bits<32>>,
@@ -352,14 +357,13 @@ pub struct Sm<const L: usize> {
     res_cnt: Signal<Local, Bits<8>>,
     /// Some CTA is resident (`busy` reads this OR, not the count's adder chain).
     any_cta: Signal<Local, Bit>,
-    pk_res16: WordPack<8, 16>,
     j_seen: Vec<Signal<Local, Bit>>,
     j_free: Signal<Local, Bits<6>>,
     smem_need: Signal<Local, Bits<32>>,
-    need16: Signal<Local, Bits<16>>,
-    res1: Signal<Local, Bits<16>>,
+    /// `(k + 1) × round4(shared)` for each count `k` of `over_q`.
+    regions_bytes: Vec<Signal<Local, Bits<32>>>,
+    over_sel: Signal<Local, Bit>,
     j16: Signal<Local, Bits<16>>,
-    smem_top: Signal<Local, Bits<32>>,
     free_all: Signal<Local, Bits<8>>,
     f_lsu_pc: Signal<Local, Bits<32>>,
     smem_base: Signal<Local, Bits<32>>,
@@ -381,6 +385,9 @@ pub struct Sm<const L: usize> {
 
     // ---- constants
     k_wid: Vec<Constant<Bits<6>>>,
+    /// Resident-CTA counts 0 ..= warps (8 bits, as `res_q`) and the region counts 1 ..= warps + 1.
+    k_res8: Vec<Constant<Bits<8>>>,
+    k_count16: Vec<Constant<Bits<16>>>,
     k_warp_stack: Vec<Constant<Bits<32>>>,
     k_lane32: Vec<Constant<Bits<32>>>,
     /// Minus each lane's stack offset (two's complement): the ALU adds it to lane 0's
@@ -407,7 +414,6 @@ pub struct Sm<const L: usize> {
     k_one8: Constant<Bits<8>>,
     k_max8: Constant<Bits<8>>,
     k_max8_32: Constant<Bits<32>>,
-    k_one16: Constant<Bits<16>>,
     k_not3: Constant<Bits<32>>,
     k_three: Constant<Bits<32>>,
 
@@ -611,6 +617,7 @@ impl<const L: usize> Sm<L> {
             res_q: RegVec::new(1),
             need_q: RegVec::new(1),
             need_big_q: RegVec::new(1),
+            over_q: RegVec::new(w + 1),
             free_q: RegVec::new(1),
             jf_q: RegVec::new(2),
             base_q: RegVec::new(1),
@@ -687,14 +694,12 @@ impl<const L: usize> Sm<L> {
             take_mask: Default::default(),
             res_cnt: Default::default(),
             any_cta: Default::default(),
-            pk_res16: WordPack::new(1),
             j_seen: sigs(w),
             j_free: Default::default(),
             smem_need: Default::default(),
-            need16: Default::default(),
-            res1: Default::default(),
+            regions_bytes: (0..=w).map(|_| Default::default()).collect(),
+            over_sel: Default::default(),
             j16: Default::default(),
-            smem_top: Default::default(),
             free_all: Default::default(),
             cta_warps8: Default::default(),
             f_lsu_pc: Default::default(),
@@ -713,6 +718,8 @@ impl<const L: usize> Sm<L> {
             cta_done: sigs(w),
             any_launched: Default::default(),
             k_wid: (0..w as u64).map(k::<6>).collect(),
+            k_res8: (0..=w as u64).map(k::<8>).collect(),
+            k_count16: (1..=w as u64 + 1).map(k::<16>).collect(),
             k_warp_stack: (0..cfg.warps as u64)
                 .map(|wi| k::<32>((wi * (cfg.lanes * cfg.stack_bytes) as u64) & 0xffff_ffff))
                 .collect(),
@@ -743,7 +750,6 @@ impl<const L: usize> Sm<L> {
             k_one8: k(1),
             k_max8: k(255),
             k_max8_32: k(255),
-            k_one16: k(1),
             k_not3: k(0xffff_fffc),
             k_three: k(3),
             _warps: w,
@@ -814,6 +820,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.res_q.clock.next = self.clock.val();
         self.need_q.clock.next = self.clock.val();
         self.need_big_q.clock.next = self.clock.val();
+        self.over_q.clock.next = self.clock.val();
         self.free_q.clock.next = self.clock.val();
         self.jf_q.clock.next = self.clock.val();
         self.base_q.clock.next = self.clock.val();
@@ -910,28 +917,38 @@ impl<const L: usize> Logic for Sm<L> {
                     self.need_q.d[0].next = self.smem_need.val().get_bits::<16>(0);
                     self.need_big_q.d[0].next =
                         self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val();
-                    self.need16.next = self.need_q.q[0].val();
                     self.res_q.d[0].next = self.res_cnt.val();
                     self.free_q.d[0].next = self.free_all.val();
-                    self.pk_res16.d[0].next = self.res_q.q[0].val();
-                    self.res1.next = self.pk_res16.q.val() + self.k_one16.val();
+                    // (k + 1) regions against the shared memory for every count k, a cycle
+                    // after `need_q` (the shared size is fixed while CTAs are resident);
+                    // 64 KiB or more: only as the SM's only CTA (the host's launch check keeps
+                    // it within `smem_bytes`, so no compare for k = 0 then).
+                    for k in 0..(self._warps + 1) {
+                        self.regions_bytes[k].next =
+                            self.k_count16[k].val() * self.need_q.q[0].val();
+                        self.over_q.d[k].next =
+                            self.regions_bytes[k].val() > self.k_smem_bytes.val();
+                        if self.need_big_q.q[0].val() {
+                            self.over_q.d[k].next = k != 0;
+                        }
+                    }
                     self.j16.next = self.pk_j16.q.val();
-                    self.smem_top.next = self.res1.val() * self.need16.val();
-                    self.base_q.d[0].next = self.j16.val() * self.need16.val();
+                    self.base_q.d[0].next = self.j16.val() * self.need_q.q[0].val();
                     self.smem_base.next = self.base_q.q[0].val();
                     // Warp slots and shared memory for one more CTA, from the state two cycles
-                    // back (the counts are registered, then the multiply and the compares:
-                    // neither stays in the cycle that decides dispatch). An accepted CTA keeps
-                    // the launch sequencer busy for at least three cycles, longer than the
-                    // registers lag, so it cannot be accepted twice or given a taken slot.
-                    self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
-                        & (self.smem_top.val() <= self.k_smem_bytes.val());
-                    if self.need_big_q.q[0].val() {
-                        // 64 KiB or more: only as the SM's only CTA (the host's launch check
-                        // keeps it within `smem_bytes`, so no compare with it here).
-                        self.room_q.d[0].next = (self.free_q.q[0].val() >= self.cta_warps8.val())
-                            & (self.res_q.q[0].val() == self.k_zero8.val());
+                    // back (the counts are registered, then the compare and the choice of the
+                    // count's flag: neither stays in the cycle that decides dispatch). An
+                    // accepted CTA keeps the launch sequencer busy for at least three cycles,
+                    // longer than the registers lag, so it cannot be accepted twice or given a
+                    // taken slot. A count above `warps` cannot occur (one warp per CTA at least).
+                    self.over_sel.next = true;
+                    for k in 0..(self._warps + 1) {
+                        if self.res_q.q[0].val() == self.k_res8[k].val() {
+                            self.over_sel.next = self.over_q.q[k].val();
+                        }
                     }
+                    self.room_q.d[0].next =
+                        (self.free_q.q[0].val() >= self.cta_warps8.val()) & !self.over_sel.val();
                     self.room.next = self.launch.idle.val()
                         & self.room_q.q[0].val()
                         & self.lsu.in_ready.val()
