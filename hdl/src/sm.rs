@@ -280,6 +280,11 @@ pub struct Sm<const L: usize> {
     n_tag: Signal<Local, Bits<8>>,
     g: Signal<Local, Bits<6>>,
     gv: Signal<Local, Bit>,
+    /// Per warp: ready but for the issue stage's room and the fault flag (the scheduler's input).
+    ready_x: Vec<Signal<Local, Bit>>,
+    /// The issue stage takes a grant in this cycle (free in the next, no fault), and does.
+    s_take: Signal<Local, Bit>,
+    grant_taken: Signal<Local, Bit>,
     i_pc: Signal<Local, Bits<32>>,
     i_word: Signal<Local, Bits<32>>,
     i_recon: Signal<Local, Bits<32>>,
@@ -632,6 +637,9 @@ impl<const L: usize> Sm<L> {
             n_tag: Default::default(),
             g: Default::default(),
             gv: Default::default(),
+            ready_x: sigs(w),
+            s_take: Default::default(),
+            grant_taken: Default::default(),
             i_pc: Default::default(),
             i_word: Default::default(),
             i_recon: Default::default(),
@@ -997,18 +1005,22 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                         self.rdy_q.d[w].next = self.rdy_d[w].val() & !self.reset.val();
                         self.hv_q.d[w].next = self.fetch.head_valid[w].val() & !self.reset.val();
-                        self.ready[w].next = (self.rdy_q.q[w].val()
+                        // Ready but for the issue stage's room (`s_open`): the scheduler
+                        // picks among these, and its grant is taken only when the stage is
+                        // free (`sched.issued`), so `i_fire` (the tag table's and the
+                        // collector's free flags, the fault flag) is not in front of the pick.
+                        self.ready_x[w].next = (self.rdy_q.q[w].val()
                             | (!self.hv_q.q[w].val()
                                 & self.sb.idle[w].val()
                                 & !self.dec_h[w].is_bar.val()))
                             & self.fetch.head_valid[w].val()
                             & self.w_launched.q[w].val()
                             & !self.w_bar.q[w].val()
-                            & !self.halted.val()
-                            & self.s_open.val()
                             & !(self.iss_valid.q[0].val()
                                 & (self.iss_warp.q[0].val() == self.k_wid[w].val()));
-                        self.sched.ready[w].next = self.ready[w].val();
+                        self.ready[w].next =
+                            self.ready_x[w].val() & !self.halted.val() & self.s_open.val();
+                        self.sched.ready[w].next = self.ready_x[w].val();
                         self.pk_ready.d[w].next = self.ready[w].val();
                         self.pk_long.d[w].next = !self.w_launched.q[w].val()
                             | self.w_bar.q[w].val()
@@ -1019,15 +1031,23 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     self.tr_ready.next = self.pk_ready.q.val();
                     self.tr_long.next = self.pk_long.q.val();
-                    self.sched.issued.next = self.sched.grant_valid.val();
-                    self.pk_grant8.d[0].next = self.sched.grant_warp.val();
-                    self.tr_grant_valid.next = self.sched.grant_valid.val();
+                    // The grant is taken when the issue stage is free and the SM has not
+                    // faulted (the readiness above, without those two terms, is what the
+                    // scheduler saw); the trace records the grant taken.
+                    self.s_take.next = self.s_open.val() & !self.halted.val();
+                    self.grant_taken.next = self.sched.grant_valid.val() & self.s_take.val();
+                    self.sched.issued.next = self.s_take.val();
+                    self.pk_grant8.d[0].next = self.k_wid[0].val();
+                    if self.grant_taken.val() {
+                        self.pk_grant8.d[0].next = self.sched.grant_warp.val();
+                    }
+                    self.tr_grant_valid.next = self.grant_taken.val();
                     self.tr_grant_warp.next = self.pk_grant8.q.val();
                     self.iss_valid.d[0].next = ((self.iss_valid.q[0].val() & !self.i_fire.val())
-                        | self.sched.grant_valid.val())
+                        | self.grant_taken.val())
                         & !self.reset.val();
                     self.iss_warp.d[0].next = self.iss_warp.q[0].val();
-                    if self.sched.grant_valid.val() {
+                    if self.grant_taken.val() {
                         self.iss_warp.d[0].next = self.sched.grant_warp.val();
                     }
                     self.gv.next = self.i_fire.val();
