@@ -16,7 +16,7 @@ use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
 use crate::csr_read::CsrRead;
 use crate::cta_launch::CtaLaunch;
-use crate::decode::{Decoder, StoredHeadFields, STEP_LANE, STEP_STACK};
+use crate::decode::{Decoder, StoredHeadFields, HEAD_PACKED_BITS, STEP_LANE, STEP_STACK};
 use crate::dispatch_register::DispatchRegister;
 use crate::divider::Divider;
 use crate::exec_fields::{ExecPack, ExecUnpack};
@@ -26,6 +26,7 @@ use crate::load_store_unit::LoadStoreUnit;
 use crate::lut_ram::{addr_bits_for, LutRamArray};
 use crate::mem_port::MemPort;
 use crate::multiplier::{mul_op_code, shift_latency, Multiplier, ShiftExponent};
+use crate::one_hot::OneHotMux;
 use crate::operand_collector::{OperandCollector, SM_SHAPE};
 use crate::perf_counters::PerfCounters;
 use crate::scheduler::Scheduler;
@@ -280,6 +281,24 @@ pub struct Sm<const L: usize> {
     n_tag: Signal<Local, Bits<8>>,
     g: Signal<Local, Bits<6>>,
     gv: Signal<Local, Bit>,
+    /// The granted warp's I-buffer head, registered when the grant is taken (the head stays
+    /// until the warp issues: only its own issue pops it, and a warp in the issue stage is out
+    /// of the scheduler), so the issue cycle decodes flip-flops instead of choosing among the
+    /// warps' heads by `g` (ECP5 path `g` → the heads' fields → the collector's request bank).
+    iss_word: RegVec<Bits<32>>,
+    iss_dec: RegVec<Bits<HEAD_PACKED_BITS>>,
+    /// `head_at_return`, `head_ends`, `head_fault`, `head_stops` of the granted warp.
+    iss_ret: RegVec<Bit>,
+    iss_ends: RegVec<Bit>,
+    iss_ffault: RegVec<Bit>,
+    iss_stops: RegVec<Bit>,
+    head_word_mux: OneHotMux<32>,
+    head_dec_mux: OneHotMux<HEAD_PACKED_BITS>,
+    g_ret: Signal<Local, Bit>,
+    g_ends: Signal<Local, Bit>,
+    g_ffault: Signal<Local, Bit>,
+    g_stops: Signal<Local, Bit>,
+    dec_iss: StoredHeadFields,
     /// Per warp: ready but for the issue stage's room and the fault flag (the scheduler's input).
     ready_x: Vec<Signal<Local, Bit>>,
     /// The issue stage takes a grant in this cycle (free in the next, no fault), and does.
@@ -637,6 +656,19 @@ impl<const L: usize> Sm<L> {
             n_tag: Default::default(),
             g: Default::default(),
             gv: Default::default(),
+            iss_word: RegVec::new(1),
+            iss_dec: RegVec::new(1),
+            iss_ret: RegVec::new(1),
+            iss_ends: RegVec::new(1),
+            iss_ffault: RegVec::new(1),
+            iss_stops: RegVec::new(1),
+            head_word_mux: OneHotMux::new(w, 1),
+            head_dec_mux: OneHotMux::new(w, 1),
+            g_ret: Default::default(),
+            g_ends: Default::default(),
+            g_ffault: Default::default(),
+            g_stops: Default::default(),
+            dec_iss: StoredHeadFields::default(),
             ready_x: sigs(w),
             s_take: Default::default(),
             grant_taken: Default::default(),
@@ -828,6 +860,12 @@ impl<const L: usize> Logic for Sm<L> {
         self.res_q.clock.next = self.clock.val();
         self.need_q.clock.next = self.clock.val();
         self.need_big_q.clock.next = self.clock.val();
+        self.iss_word.clock.next = self.clock.val();
+        self.iss_dec.clock.next = self.clock.val();
+        self.iss_ret.clock.next = self.clock.val();
+        self.iss_ends.clock.next = self.clock.val();
+        self.iss_ffault.clock.next = self.clock.val();
+        self.iss_stops.clock.next = self.clock.val();
         self.over_q.clock.next = self.clock.val();
         self.free_q.clock.next = self.clock.val();
         self.jf_q.clock.next = self.clock.val();
@@ -1047,22 +1085,66 @@ impl<const L: usize> Logic for Sm<L> {
                         | self.grant_taken.val())
                         & !self.reset.val();
                     self.iss_warp.d[0].next = self.iss_warp.q[0].val();
+                    self.g_ret.next = false;
+                    self.g_ends.next = false;
+                    self.g_ffault.next = false;
+                    self.g_stops.next = false;
+                    for w in 0..self._warps {
+                        self.head_word_mux.sel[w].next = self.sched.grant[w].val();
+                        self.head_word_mux.d[w].next = self.fetch.head_word[w].val();
+                        self.head_dec_mux.sel[w].next = self.sched.grant[w].val();
+                        self.head_dec_mux.d[w].next = self.fetch.head_dec[w].val();
+                        self.g_ret.next = self.g_ret.val()
+                            | (self.sched.grant[w].val() & self.fetch.head_at_return[w].val());
+                        self.g_ends.next = self.g_ends.val()
+                            | (self.sched.grant[w].val() & self.fetch.head_ends[w].val());
+                        self.g_ffault.next = self.g_ffault.val()
+                            | (self.sched.grant[w].val() & self.fetch.head_fault[w].val());
+                        self.g_stops.next = self.g_stops.val()
+                            | (self.sched.grant[w].val() & self.fetch.head_stops[w].val());
+                    }
+                    self.iss_word.d[0].next = self.iss_word.q[0].val();
+                    self.iss_dec.d[0].next = self.iss_dec.q[0].val();
+                    self.iss_ret.d[0].next = self.iss_ret.q[0].val();
+                    self.iss_ends.d[0].next = self.iss_ends.q[0].val();
+                    self.iss_ffault.d[0].next = self.iss_ffault.q[0].val();
+                    self.iss_stops.d[0].next = self.iss_stops.q[0].val();
                     if self.grant_taken.val() {
                         self.iss_warp.d[0].next = self.sched.grant_warp.val();
+                        self.iss_word.d[0].next = self.head_word_mux.q[0].val();
+                        self.iss_dec.d[0].next = self.head_dec_mux.q[0].val();
+                        self.iss_ret.d[0].next = self.g_ret.val();
+                        self.iss_ends.d[0].next = self.g_ends.val();
+                        self.iss_ffault.d[0].next = self.g_ffault.val();
+                        self.iss_stops.d[0].next = self.g_stops.val();
                     }
                     self.gv.next = self.i_fire.val();
                     self.g.next = self.iss_warp.q[0].val();
                     self.pk_g8.d[0].next = self.g.val();
 
-                    // The granted warp's head.
+                    // The granted warp's head, registered when the grant was taken.
+                    self.dec_iss.word.next = self.iss_word.q[0].val();
+                    self.dec_iss.issue_bits.next = self.iss_dec.q[0].val();
+                    self.i_word.next = self.iss_word.q[0].val();
+                    self.i_rd.next = self.dec_iss.rd.val();
+                    self.i_rd_valid.next = self.dec_iss.rd_valid.val();
+                    self.i_rs1.next = self.dec_iss.rs1.val();
+                    self.i_rs1_valid.next = self.dec_iss.rs1_valid.val();
+                    self.i_rs2.next = self.dec_iss.rs2.val();
+                    self.i_rs2_valid.next = self.dec_iss.rs2_valid.val();
+                    self.i_to_alu.next = self.dec_iss.to_alu.val();
+                    self.i_to_mul.next = self.dec_iss.to_mul.val();
+                    self.i_to_div.next = self.dec_iss.to_div.val();
+                    self.i_to_lsu.next = self.dec_iss.to_lsu.val();
+                    self.i_control.next = self.dec_iss.is_control.val();
+                    self.i_at_return.next = self.iss_ret.q[0].val();
+                    self.i_ends.next = self.iss_ends.q[0].val();
+                    self.i_fetch_fault.next = self.iss_ffault.q[0].val();
+                    self.i_fault.next = self.iss_stops.q[0].val();
                     // The issuing warp's head PC and sidecar word: fetch's ring RAM read port.
                     self.fetch.read_warp.next = self.g.val();
                     self.i_pc.next = self.fetch.read_pc.val();
-                    self.i_word.next = self.k_zero32.val();
                     self.i_recon.next = self.fetch.read_recon.val();
-                    self.i_ends.next = false;
-                    self.i_fetch_fault.next = false;
-                    self.i_fault.next = false;
                     self.i_mask.next = self.k_zero_mask.val();
                     // A warp's count starts at `ctr_base` (0 without the verification ports;
                     // lock-step starts it just below the wrap, so every bit of the CSR path
@@ -1072,36 +1154,8 @@ impl<const L: usize> Logic for Sm<L> {
                     self.i_ctaid.next = self.k_zero32.val();
                     self.i_gtid.next = self.k_zero32.val();
                     self.i_stack_off.next = self.k_zero32.val();
-                    self.i_rd.next = self.k_zero5.val();
-                    self.i_rd_valid.next = false;
-                    self.i_rs1.next = self.k_zero5.val();
-                    self.i_rs1_valid.next = false;
-                    self.i_rs2.next = self.k_zero5.val();
-                    self.i_rs2_valid.next = false;
-                    self.i_at_return.next = false;
-                    self.i_to_alu.next = false;
-                    self.i_to_mul.next = false;
-                    self.i_to_div.next = false;
-                    self.i_to_lsu.next = false;
-                    self.i_control.next = false;
                     for w in 0..self._warps {
                         if self.g.val() == self.k_wid[w].val() {
-                            self.i_rd.next = self.dec_h[w].rd.val();
-                            self.i_rd_valid.next = self.dec_h[w].rd_valid.val();
-                            self.i_rs1.next = self.dec_h[w].rs1.val();
-                            self.i_rs1_valid.next = self.dec_h[w].rs1_valid.val();
-                            self.i_rs2.next = self.dec_h[w].rs2.val();
-                            self.i_rs2_valid.next = self.dec_h[w].rs2_valid.val();
-                            self.i_at_return.next = self.fetch.head_at_return[w].val();
-                            self.i_to_alu.next = self.dec_h[w].to_alu.val();
-                            self.i_to_mul.next = self.dec_h[w].to_mul.val();
-                            self.i_to_div.next = self.dec_h[w].to_div.val();
-                            self.i_to_lsu.next = self.dec_h[w].to_lsu.val();
-                            self.i_control.next = self.dec_h[w].is_control.val();
-                            self.i_word.next = self.fetch.head_word[w].val();
-                            self.i_ends.next = self.fetch.head_ends[w].val();
-                            self.i_fetch_fault.next = self.fetch.head_fault[w].val();
-                            self.i_fault.next = self.fetch.head_stops[w].val();
                             self.i_mask.next = self.stack.tos_mask[w].val();
                             if self.w_iv.q[w].val() {
                                 self.i_instret.next = self.w_words.rdata[3].val();
@@ -1782,7 +1836,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.sb.clear[w].next = false;
                         if self.gv.val() & (self.g.val() == self.k_wid[w].val()) {
                             self.w_iv.d[w].next = true;
-                            if self.dec_i.is_bar.val() & !self.i_fault.val() {
+                            if self.dec_iss.is_bar.val() & !self.i_fault.val() {
                                 self.w_bar.d[w].next = true;
                             }
                         }
@@ -1880,7 +1934,8 @@ impl<const L: usize> Logic for Sm<L> {
                     self.u1.d[5].next = self.slot.q[0].val() ^ self.rel_valid.q[0].val();
                     self.u1.d[6].next = (self.dec_i.illegal.val() & self.d_ends.val())
                         ^ (self.dec_i.rs1_valid.val() & self.dec_i.rs2_valid.val())
-                        ^ self.dec_i.is_control.val();
+                        ^ self.dec_i.is_control.val()
+                        ^ self.dec_i.is_bar.val();
                     self.u3.d[0].next = self.dec_i.unit.val();
                     self.u5.d[0].next = self.dec_i.rs1.val();
                     self.u5.d[1].next = self.dec_i.rs2.val();
@@ -1888,7 +1943,13 @@ impl<const L: usize> Logic for Sm<L> {
                         self.u1.d[7 + l].next = self.alu.out_taken[l].val();
                     }
                     for w in 0..self._warps {
-                        self.u1.d[7 + nl + w].next = self.sched.grant[w].val();
+                        // The heads' route fields: the issue stage takes them from the
+                        // head registered at the grant (`dec_iss`).
+                        self.u1.d[7 + nl + w].next = self.dec_h[w].to_alu.val()
+                            ^ self.dec_h[w].to_mul.val()
+                            ^ self.dec_h[w].to_div.val()
+                            ^ self.dec_h[w].to_lsu.val()
+                            ^ self.dec_h[w].is_control.val();
                     }
                     for b in 0..self._banks {
                         self.u1.d[7 + nl + nw2 + b].next = self.oc.ev_grant[b].val();
