@@ -225,7 +225,8 @@ pub struct Fetch {
     /// Per warp: at the edge `fpc[w] ← redirect_pc[w]` and the warp (re)starts fetching.
     pub redirect: Vec<Signal<In, Bit>>,
     pub redirect_pc: Vec<Signal<In, Bits<32>>>,
-    /// Per warp: the TOS RPC of the warp's SIMT stack (ends-block rule `pc + 4 == tos_rpc`).
+    /// Per warp: the TOS RPC of the warp's SIMT stack (ends-block rule `pc + 4 == tos_rpc`), taken
+    /// in the cycle the word is read (the SM's does not change while the warp fetches).
     pub tos_rpc: Vec<Signal<In, Bits<32>>>,
     /// Per warp: the I-buffer head (all from flip-flops; stale when `head_valid` is low).
     pub head_valid: Vec<Signal<Out, Bit>>,
@@ -271,6 +272,12 @@ pub struct Fetch {
     /// Length 1: PC and out-of-range flag of the read in flight.
     rd_pc: RegVec<Bits<32>>,
     rd_fault: RegVec<Bit>,
+    /// The read word's `pc + 4 == tos_rpc` (the block ends before the reconvergence point),
+    /// compared in the read cycle from the read PC and the warp's TOS RPC then, registered:
+    /// in the push cycle the adder and the compare were in front of `en` (ECP5 critical path
+    /// on db9ed23, 13.0 ns). The SM's TOS RPC of a warp does not change while it fetches.
+    rd_at_rpc: RegVec<Bit>,
+    sel_pc4: Signal<Local, Bits<32>>,
     /// I-buffers, entry `i` of warp `w` at `w * E + i` (entry 0 = head); `bv` is a thermometer
     /// code (`bv[i+1]` ⇒ `bv[i]`).
     bv: RegVec<Bit>,
@@ -445,6 +452,8 @@ impl Fetch {
             last: RegVec::new(1),
             rd_pc: RegVec::new(1),
             rd_fault: RegVec::new(1),
+            rd_at_rpc: RegVec::new(1),
+            sel_pc4: Default::default(),
             bv: RegVec::new(n),
             bword: RegVec::new(n),
             bret: RegVec::new(n),
@@ -540,6 +549,7 @@ impl Logic for Fetch {
         self.last.clock.next = self.clock.val();
         self.rd_pc.clock.next = self.clock.val();
         self.rd_fault.clock.next = self.clock.val();
+        self.rd_at_rpc.clock.next = self.clock.val();
         self.bv.clock.next = self.clock.val();
         self.bword.clock.next = self.clock.val();
         self.bdec.clock.next = self.clock.val();
@@ -617,6 +627,13 @@ impl Logic for Fetch {
         self.ev_fetch_warp.next = self.sel.val();
         self.rd_pc.d[0].next = self.sel_pc.val();
         self.rd_fault.d[0].next = self.out_of_range.val();
+        for w in 0..self._warps {
+            self.tos_mux.sel[w].next = self.cand.q[w].val();
+            self.tos_mux.d[w].next = self.tos_rpc[w].val();
+        }
+        self.tos_sel.next = self.tos_mux.q[0].val();
+        self.sel_pc4.next = self.sel_pc.val() + self.four.val();
+        self.rd_at_rpc.d[0].next = self.sel_pc4.val() == self.tos_sel.val();
 
         // ---- end of cycle c: choose the candidate of c + 1 (round-robin after `last`) ----
         // Eligible next cycle: fetching after this edge (a redirect starts it; an arriving
@@ -725,14 +742,9 @@ impl Logic for Fetch {
         self.pre_unused12.d[0].next = self.pre.csr.val();
         self.pre_unused32.d[0].next = self.pre.imm.val();
         self.pc4.next = self.rd_pc.q[0].val() + self.four.val();
-        for w in 0..self._warps {
-            self.tos_mux.sel[w].next = self.fl.q[w].val();
-            self.tos_mux.d[w].next = self.tos_rpc[w].val();
-        }
-        self.tos_sel.next = self.tos_mux.q[0].val();
         self.ends.next = (!self.imem.read_pre.val().get_bit(1))
             | self.rd_fault.q[0].val()
-            | (self.pc4.val() == self.tos_sel.val());
+            | self.rd_at_rpc.q[0].val();
 
         // ---- per warp: fetch PC, enable, in-flight flag ----
         for w in 0..self._warps {

@@ -92,6 +92,8 @@ struct InFlight {
     fault: bool,
     word: u32,
     recon: u32,
+    /// The warp's TOS RPC in the read cycle: the unit compares `pc + 4` with it then.
+    tos: u32,
 }
 
 /// An I-buffer head as the unit's ports show it: the PC and the whole sidecar word only through
@@ -307,6 +309,7 @@ impl FetchRef {
                 fault,
                 word: if fault { 0 } else { self.words[a] },
                 recon: if fault { 0 } else { self.recons[a] },
+                tos: inp.tos_rpc.get(w).copied().unwrap_or(0),
             }
         });
         // Pop (decided on the registered heads).
@@ -316,7 +319,7 @@ impl FetchRef {
             .filter(|&p| p < self.warps && !self.ibuf[p].is_empty());
         // Cycle c+1 of the previous read: push, advance, maybe stop.
         if let Some(f) = self.inflight.take() {
-            let tos = inp.tos_rpc.get(f.warp).copied().unwrap_or(0);
+            let tos = f.tos;
             let e = Entry {
                 pc: f.pc,
                 word: f.word,
@@ -841,7 +844,7 @@ fn cosim(test: &str, cfg: &GpuConfig, lint_it: bool, yosys: bool, checks: bool) 
                     cov.ends_control += 1;
                 } else if !PLAIN.contains(&op) {
                     cov.ends_illegal += 1;
-                } else if f.pc.wrapping_add(4) == inp.tos_rpc[f.warp] {
+                } else if f.pc.wrapping_add(4) == f.tos {
                     cov.ends_tos += 1;
                 }
             }
