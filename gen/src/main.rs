@@ -160,6 +160,10 @@ struct SynthArgs {
     /// `small`, docs/fpga.md).
     #[arg(long, default_value = "router1")]
     router: String,
+    /// nextpnr's placer: static (electrostatic; placed `tiny` 3–7 MHz faster than heap on every
+    /// seed tried, docs/fpga.md "Placers") or heap (nextpnr-ecp5's own default, analytic).
+    #[arg(long, default_value = "static")]
+    placer: String,
     /// Clock constraint in MHz (the report says whether it is met).
     #[arg(long, default_value_t = 100.0)]
     freq: f64,
@@ -212,6 +216,9 @@ struct SweepArgs {
     /// nextpnr's router: router1 or router2 (as `synth --router`).
     #[arg(long, default_value = "router1")]
     router: String,
+    /// nextpnr's placer: static or heap (as `synth --placer`).
+    #[arg(long, default_value = "static")]
+    placer: String,
     /// Clock constraint in MHz (place and route).
     #[arg(long, default_value_t = 100.0)]
     freq: f64,
@@ -1300,6 +1307,7 @@ fn synth_cmd(args: SynthArgs) -> Result<ExitCode> {
         estimate: args.estimate,
         seed: args.seed,
         router: args.router.parse()?,
+        placer: args.placer.parse()?,
         freq_mhz: args.freq,
         threads: args.jobs,
         out_dir: args
@@ -1339,6 +1347,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<ExitCode> {
         estimate: args.estimate,
         seed: args.seed,
         router: args.router.parse()?,
+        placer: args.placer.parse()?,
         freq_mhz: args.freq,
         kernel: args.kernel,
         mem: args.mem,

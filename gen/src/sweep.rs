@@ -69,6 +69,8 @@ pub struct Options {
     pub seed: u64,
     /// nextpnr's router.
     pub router: crate::synth::Router,
+    /// nextpnr's placer.
+    pub placer: crate::synth::Placer,
     pub freq_mhz: f64,
     /// A shipped kernel, or [`NO_KERNEL`].
     pub kernel: String,
@@ -566,6 +568,7 @@ fn flow(opts: &Options, out_dir: PathBuf) -> Flow {
         estimate: opts.estimate,
         seed: opts.seed,
         router: opts.router,
+        placer: opts.placer,
         freq_mhz: opts.freq_mhz,
         threads: 1,
         out_dir,

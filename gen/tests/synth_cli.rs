@@ -75,6 +75,14 @@ fn bad_options_name_the_option_and_the_fix() {
     let e = stderr(&o);
     assert!(e.contains("--freq 0") && e.contains("MHz"), "{e}");
 
+    let o = synth(&["--config", "tiny", "--placer", "sa"], &[], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("--placer sa") && e.contains("heap, static"),
+        "{e}"
+    );
+
     let o = synth(&["--config", "tiny", "--jobs", "0"], &[], dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--jobs 0"), "{}", stderr(&o));

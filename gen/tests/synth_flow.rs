@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use warpforge::synth::{self, Design, Fit, Flow, Router, Target};
+use warpforge::synth::{self, Design, Fit, Flow, Placer, Router, Target};
 use warpforge_config::GpuConfig;
 
 fn flow(out: &Path, cache: &Path, estimate: bool, seed: u64) -> Flow {
@@ -18,6 +18,7 @@ fn flow(out: &Path, cache: &Path, estimate: bool, seed: u64) -> Flow {
         estimate,
         seed,
         router: Router::Router1,
+        placer: Placer::Static,
         freq_mhz: 100.0,
         threads: 1,
         out_dir: out.to_path_buf(),
@@ -171,6 +172,18 @@ fn the_cache_key_follows_seed_clock_verilog_and_tool_versions() {
             &tools
         ),
         "the router is in the key"
+    );
+    assert_ne!(
+        base,
+        key(
+            &design,
+            &Flow {
+                placer: Placer::Heap,
+                ..f.clone()
+            },
+            &tools
+        ),
+        "the placer is in the key"
     );
     assert_ne!(
         base,

@@ -70,6 +70,38 @@ impl std::str::FromStr for Router {
     }
 }
 
+/// nextpnr's placer: `static` (electrostatic), the command's default since it placed `tiny`
+/// faster on every seed tried, or `heap` (analytic, nextpnr-ecp5's own default and this type's
+/// `Default`, which is what a report cached before the option existed used); docs/fpga.md,
+/// "Placers".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placer {
+    #[default]
+    Heap,
+    Static,
+}
+
+impl Placer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Placer::Heap => "heap",
+            Placer::Static => "static",
+        }
+    }
+}
+
+impl std::str::FromStr for Placer {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "heap" => Ok(Placer::Heap),
+            "static" => Ok(Placer::Static),
+            _ => bail!("--placer {s}: unknown placer (known: heap, static)"),
+        }
+    }
+}
+
 /// The targets by name.
 pub const TARGETS: &[&str] = &["ecp5-85f"];
 
@@ -186,6 +218,8 @@ pub struct Flow {
     pub seed: u64,
     /// nextpnr's router.
     pub router: Router,
+    /// nextpnr's placer.
+    pub placer: Placer,
     /// The clock constraint, MHz.
     pub freq_mhz: f64,
     /// nextpnr `--threads`.
@@ -282,6 +316,9 @@ pub struct SynthReport {
     /// nextpnr's router (reports cached before the option existed used `router1`).
     #[serde(default)]
     pub router: Router,
+    /// nextpnr's placer (reports cached before the option existed used `heap`).
+    #[serde(default)]
+    pub placer: Placer,
     pub freq_target_mhz: f64,
     pub generator: String,
     pub verilog_sha256: String,
@@ -395,6 +432,8 @@ fn nextpnr_args(flow: &Flow, device: &Device) -> Vec<String> {
         &flow.seed.to_string(),
         "--router",
         flow.router.name(),
+        "--placer",
+        flow.placer.name(),
         "--threads",
         &flow.threads.to_string(),
         "--timing-allow-fail",
@@ -661,6 +700,7 @@ pub fn run(design: &Design, flow: &Flow, progress: &(dyn Fn(&str) + Sync)) -> Re
         estimate: flow.estimate,
         seed: flow.seed,
         router: flow.router,
+        placer: flow.placer,
         freq_target_mhz: flow.freq_mhz,
         generator: format!("warpforge {}", env!("CARGO_PKG_VERSION")),
         verilog_sha256: verilog_sha,
@@ -929,8 +969,9 @@ pub fn table(r: &SynthReport, cached: bool) -> String {
             String::new()
         } else {
             format!(
-                ", seed {}, {}, target {} MHz",
+                ", seed {}, {} placer, {}, target {} MHz",
                 r.seed,
+                r.placer.name(),
                 r.router.name(),
                 r.freq_target_mhz
             )
