@@ -315,9 +315,10 @@ pub struct Sm<const L: usize> {
     /// The granted warp's head is a conditional branch whose reconvergence is `AtReturn`
     /// (fetch's `head_at_return`): the collector reads `ra` as its third source.
     i_at_return: Signal<Local, Bit>,
-    /// The granted warp's head fields (its `dec_h`, chosen by `g`): sources, destination
-    /// and route come from the I-buffer heads' fields decoded at the instruction
-    /// memory's load (fetch's `head_dec`), not from a decode after the warp choice (`dec_i` still decodes what the tag table and the CSR read need).
+    /// The issuing warp's head fields (`dec_iss`, from the head registered at the grant):
+    /// sources, destination and route are the fields decoded at the instruction memory's load
+    /// (fetch's `head_dec`), not a decode in the issue cycle (`dec_i` still decodes what the
+    /// tag table and the CSR read need).
     i_rd: Signal<Local, Bits<5>>,
     i_rd_valid: Signal<Local, Bit>,
     i_rs1: Signal<Local, Bits<5>>,
