@@ -212,8 +212,11 @@ pub struct OperandCollector {
     g_src: Vec<DFF<Bits<SRC_BITS>>>,
     /// `[i*C + j]`: CU j holds an older instruction of CU i's warp (per-warp dispatch order).
     cu_dep: Vec<DFF<bool>>,
-    /// Per-bank round-robin pointers.
-    rr: Vec<DFF<Bits<CU_BITS>>>,
+    /// Per-bank round-robin pointers as masks: `rr_from[b*C + i]` = CU i is after the last CU
+    /// bank b granted (all 0 after reset and after a grant to the last CU: every CU is then
+    /// "at or after the pointer" 0, the same choice). A registered mask instead of a pointer
+    /// and a compare per CU in front of the arbitration.
+    rr_from: Vec<DFF<bool>>,
     /// (InOrder with a dedicated write port) per CU, its request as registers: it has a pending
     /// source (`q_v`), the lowest one's index, bank and register number. The arbitration starts
     /// from these flip-flops instead of finding the lowest pending source and adding the
@@ -230,13 +233,20 @@ pub struct OperandCollector {
     sec_reg: Vec<Signal<Local, Bits<REG_BITS>>>,
     /// `[i]`: CU i was granted its request this cycle.
     granted: Vec<Signal<Local, bool>>,
+    /// `[i]` (registered requests only): CU i is busy and has no older instruction of its warp
+    /// in another CU; `[i]` with no source pending (`e_done`), with one pending, the request
+    /// (`e_last`). A candidate for the next offer is `e_done | e_last & granted`, so that only
+    /// the grant, not the pending flags, is in front of the dispatch choice.
+    e_done: Vec<Signal<Local, bool>>,
+    e_last: Vec<Signal<Local, bool>>,
     /// The issued instruction's first needed source (the request of a CU allocated now).
     a_first_v: Vec<Signal<Local, bool>>,
     a_first_src: Vec<Signal<Local, Bits<SRC_BITS>>>,
     a_first_reg: Vec<Signal<Local, Bits<REG_BITS>>>,
     a_first_bank: Vec<Signal<Local, Bits<BANK_BITS>>>,
-    /// Dispatch round-robin pointer: the CU after the one chosen last.
-    dptr: DFF<Bits<CU_BITS>>,
+    /// Dispatch round-robin pointer as a mask: `d_from[i]` = CU i is after the one chosen
+    /// last (as `rr_from`).
+    d_from: Vec<DFF<bool>>,
     /// The offer of this cycle, chosen in the previous one (docs/microarch/operand_collector.md,
     /// rule 6): valid, its CU, warp and payload, and per source `[s]` whether it arrives from
     /// its bank now (granted in the previous cycle), its bank, whether it was forwarded, and
@@ -272,7 +282,7 @@ pub struct OperandCollector {
     /// hdl/src/one_hot.rs), and `gmask[b*C + i]`: CU i is granted bank b.
     arb: RoundRobinPick,
     gmask: Vec<Signal<Local, bool>>,
-    /// Per bank, by the granted CU: its index and the next pointer (`[b*2]`, `[b*2 + 1]`), the
+    /// Per bank, by the granted CU: its index (`[b]`), the
     /// source it reads, its warp, the register (`[b*C*S + i*S + s]` selects).
     gm_cu: OneHotMux<CU_BITS>,
     gm_src: OneHotMux<SRC_BITS>,
@@ -291,10 +301,11 @@ pub struct OperandCollector {
     f_seen: Vec<Signal<Local, bool>>,
     /// The bypassed lanes of the offered CU's crossbar ports `[p*L + l]`.
     d_byp: Vec<Signal<Local, Bits<32>>>,
-    /// `[i]`: CU i will be complete in the next cycle (busy now, and no source pending after
-    /// this cycle's grants and forwards).
+    /// (Requests found in the cycle only) `[i]`: CU i will be complete in the next cycle (busy
+    /// now, and no source pending after this cycle's grants and forwards).
     complete: Vec<Signal<Local, bool>>,
-    /// `[i*S + s]`: source `s` of CU `i` is still pending after this cycle.
+    /// (Requests found in the cycle only) `[i*S + s]`: source `s` of CU `i` is still pending
+    /// after this cycle.
     stays: Vec<Signal<Local, bool>>,
     /// Complete next cycle and no older instruction of the same warp in another CU now: a
     /// candidate for the next cycle's offer.
@@ -309,7 +320,7 @@ pub struct OperandCollector {
     /// the first; CU 0 when there is none, whose fields are then loaded but not offered).
     n_pick: RoundRobinPick,
     n_oh: Vec<Signal<Local, bool>>,
-    /// By the chosen CU: its index and the next pointer (`[0]`, `[1]`), warp, payload, the
+    /// By the chosen CU: its index, warp, payload, the
     /// sources' banks (`[s]`), and the crossbar ports' banks (InOrder: `[i*S + s]` selects).
     om_cu: OneHotMux<CU_BITS>,
     om_warp: OneHotMux<WARP_BITS>,
@@ -331,9 +342,8 @@ pub struct OperandCollector {
     swizzle_mask: Constant<Bits<BANK_BITS>>,
     reg_zero: Constant<Bits<REG_BITS>>,
     data_zero: Constant<Bits<32>>,
-    /// `k_cu[i]` = i, `k_next[i]` = (i + 1) mod C.
+    /// `k_cu[i]` = i.
     k_cu: Vec<Constant<Bits<CU_BITS>>>,
-    k_next: Vec<Constant<Bits<CU_BITS>>>,
     k_src: Vec<Constant<Bits<SRC_BITS>>>,
     k_bank: Vec<Constant<Bits<BANK_BITS>>>,
 
@@ -436,7 +446,7 @@ impl OperandCollector {
             g_cu: sigs(b),
             g_src: sigs(b),
             cu_dep: sigs(c * c),
-            rr: sigs(b),
+            rr_from: sigs(b * c),
             q_v: sigs(qc),
             q_src: sigs(qc),
             q_bank: sigs(qc),
@@ -446,11 +456,13 @@ impl OperandCollector {
             sec_bank: sigs(qc),
             sec_reg: sigs(qc),
             granted: sigs(qc),
+            e_done: sigs(qc),
+            e_last: sigs(qc),
             a_first_v: sigs(q1),
             a_first_src: sigs(q1),
             a_first_reg: sigs(q1),
             a_first_bank: sigs(q1),
-            dptr: Default::default(),
+            d_from: sigs(c),
             wb_go: Default::default(),
             wb_full: sigs(usize::from(shared)),
             wbank: sigs(b),
@@ -464,7 +476,7 @@ impl OperandCollector {
             two_req: sigs(b),
             arb: RoundRobinPick::groups(b, c),
             gmask: sigs(b * c),
-            gm_cu: OneHotMux::groups(b, c, 2),
+            gm_cu: OneHotMux::groups(b, c, 1),
             gm_src: OneHotMux::groups(b, c, 1),
             gm_warp: OneHotMux::groups(b, c, 1),
             gm_reg: OneHotMux::groups(b, c * s, 1),
@@ -486,15 +498,15 @@ impl OperandCollector {
             o_zero: sigs(s),
             o_pbank: sigs(p),
             d_byp: sigs(p * l),
-            complete: sigs(c),
-            stays: sigs(c * s),
+            complete: sigs(if qreq { 0 } else { c }),
+            stays: sigs(if qreq { 0 } else { c * s }),
             elig: sigs(c),
             fire_cu: sigs(c),
             d_any: Default::default(),
             n_any: Default::default(),
             n_pick: RoundRobinPick::new(c),
             n_oh: sigs(c),
-            om_cu: OneHotMux::new(c, 2),
+            om_cu: OneHotMux::new(c, 1),
             om_warp: OneHotMux::new(c, 1),
             om_payload: OneHotMux::new(c, 1),
             om_bank: OneHotMux::new(c, s),
@@ -519,7 +531,6 @@ impl OperandCollector {
             reg_zero: k(0),
             data_zero: k(0),
             k_cu: (0..c).map(k).collect(),
-            k_next: (0..c).map(|i| k((i + 1) % c)).collect(),
             k_src: (0..s).map(k).collect(),
             k_bank: (0..b).map(k).collect(),
             _c: c,
@@ -556,7 +567,6 @@ impl Logic for OperandCollector {
                             for nb1 in self._b1..(self._b1 + 1) {
                                 // ---------------- clocks, register file write port
                                 self.rf.clock.next = self.clock.val();
-                                self.dptr.clock.next = self.clock.val();
                                 self.o_v.clock.next = self.clock.val();
                                 self.o_cu.clock.next = self.clock.val();
                                 self.o_warp.clock.next = self.clock.val();
@@ -575,6 +585,7 @@ impl Logic for OperandCollector {
                                     self.o_pbank[p].clock.next = self.clock.val();
                                 }
                                 for i in 0..self._c {
+                                    self.d_from[i].clock.next = self.clock.val();
                                     self.cu_valid[i].clock.next = self.clock.val();
                                     self.cu_warp[i].clock.next = self.clock.val();
                                     self.cu_payload[i].clock.next = self.clock.val();
@@ -604,7 +615,9 @@ impl Logic for OperandCollector {
                                 }
                                 self.rams.clock.next = self.clock.val();
                                 for b in 0..self._b {
-                                    self.rr[b].clock.next = self.clock.val();
+                                    for i in 0..self._c {
+                                        self.rr_from[b * nc + i].clock.next = self.clock.val();
+                                    }
                                     self.g_v[b].clock.next = self.clock.val();
                                     self.g_cu[b].clock.next = self.clock.val();
                                     self.g_src[b].clock.next = self.clock.val();
@@ -731,7 +744,7 @@ impl Logic for OperandCollector {
                                         self.arb.req[b * nc + i].next =
                                             self.cureq[b * nc + i].val();
                                         self.arb.from[b * nc + i].next =
-                                            self.k_cu[i].val() >= self.rr[b].q.val();
+                                            self.rr_from[b * nc + i].q.val();
                                     }
                                     self.bgrant[b].next =
                                         self.arb.any[b].val() && !self.wblock[b].val();
@@ -741,9 +754,7 @@ impl Logic for OperandCollector {
                                             && self.bgrant[b].val();
                                         self.gm_cu.sel[b * nc + i].next =
                                             self.gmask[b * nc + i].val();
-                                        self.gm_cu.d[(b * nc + i) * 2].next = self.k_cu[i].val();
-                                        self.gm_cu.d[(b * nc + i) * 2 + 1].next =
-                                            self.k_next[i].val();
+                                        self.gm_cu.d[b * nc + i].next = self.k_cu[i].val();
                                         self.gm_src.sel[b * nc + i].next =
                                             self.gmask[b * nc + i].val();
                                         self.gm_src.d[b * nc + i].next =
@@ -777,16 +788,26 @@ impl Logic for OperandCollector {
                                     }
                                     // With no grant these are 0 (CU 0, source 0); the read
                                     // port is then disabled and its output holds.
-                                    self.gcu[b].next = self.gm_cu.q[b * 2].val();
+                                    self.gcu[b].next = self.gm_cu.q[b].val();
                                     self.gsrc[b].next = self.gm_src.q[b].val();
                                     self.rf.read_warp[b].next = self.gm_warp.q[b].val();
                                     self.rf.read_reg[b].next = self.gm_reg.q[b].val();
-                                    self.rr[b].d.next = self.rr[b].q.val();
-                                    if self.bgrant[b].val() {
-                                        self.rr[b].d.next = self.gm_cu.q[b * 2 + 1].val();
-                                    }
-                                    if self.reset.val() {
-                                        self.rr[b].d.next = self.k_cu[0].val();
+                                    // The pointer moves past the granted CU: CU i is after
+                                    // it when a CU below i was granted.
+                                    for i in 0..self._c {
+                                        self.rr_from[b * nc + i].d.next =
+                                            self.rr_from[b * nc + i].q.val();
+                                        if self.bgrant[b].val() {
+                                            self.rr_from[b * nc + i].d.next = false;
+                                            for g in 0..self._c {
+                                                if g < i && self.gmask[b * nc + g].val() {
+                                                    self.rr_from[b * nc + i].d.next = true;
+                                                }
+                                            }
+                                        }
+                                        if self.reset.val() {
+                                            self.rr_from[b * nc + i].d.next = false;
+                                        }
                                     }
                                     // Reset gates the events and every state update at
                                     // their end (a high-fanout net), not the requests.
@@ -814,6 +835,17 @@ impl Logic for OperandCollector {
                                                     == self.k_src[s].val())
                                             {
                                                 self.gr[i * ns + s].next = true;
+                                            }
+                                        }
+                                    }
+                                }
+                                for _z in 0..self._qreq {
+                                    for i in 0..self._c {
+                                        // The CU requests one bank: its request is granted.
+                                        self.granted[i].next = false;
+                                        for b in 0..self._b {
+                                            if self.gmask[b * nc + i].val() {
+                                                self.granted[i].next = true;
                                             }
                                         }
                                     }
@@ -896,44 +928,67 @@ impl Logic for OperandCollector {
                                         self.d_any.next = self.o_v.q.val();
                                     }
                                 }
-                                for i in 0..self._c {
-                                    // Complete from the next cycle: busy now (an allocation
-                                    // of this cycle is not a candidate), and every source
-                                    // read by the end of this cycle.
-                                    self.complete[i].next = self.cu_valid[i].q.val();
-                                    for s in 0..self._s {
-                                        self.stays[i * ns + s].next =
-                                            self.cu_pend[i * ns + s].q.val()
-                                                && !self.gr[i * ns + s].val();
-                                        for _z in 0..self._shared {
-                                            if self.f_take[i * ns + s].val() {
-                                                self.stays[i * ns + s].next = false;
+                                for _z in 0..self._comb {
+                                    for i in 0..self._c {
+                                        // Complete from the next cycle: busy now (an allocation
+                                        // of this cycle is not a candidate), and every source
+                                        // read by the end of this cycle.
+                                        self.complete[i].next = self.cu_valid[i].q.val();
+                                        for s in 0..self._s {
+                                            self.stays[i * ns + s].next =
+                                                self.cu_pend[i * ns + s].q.val()
+                                                    && !self.gr[i * ns + s].val();
+                                            for _z in 0..self._shared {
+                                                if self.f_take[i * ns + s].val() {
+                                                    self.stays[i * ns + s].next = false;
+                                                }
+                                            }
+                                            if self.stays[i * ns + s].val() {
+                                                self.complete[i].next = false;
                                             }
                                         }
-                                        if self.stays[i * ns + s].val() {
-                                            self.complete[i].next = false;
+                                    }
+                                    for i in 0..self._c {
+                                        // An older unit of the warp blocks a candidate, also the
+                                        // one offered now: whether it leaves is known only at
+                                        // the end of the cycle (guessing that it does cost
+                                        // `alu_mix` 1.4 % of its cycles: a refused older unit
+                                        // was then offered a cycle later).
+                                        self.elig[i].next = self.complete[i].val();
+                                        for j in 0..self._c {
+                                            // A unit is never older than itself: the diagonal
+                                            // flags are 0 and not read.
+                                            if j != i && self.cu_dep[i * nc + j].q.val() {
+                                                self.elig[i].next = false;
+                                            }
                                         }
                                     }
                                 }
-                                for i in 0..self._c {
-                                    // An older unit of the warp blocks a candidate, also the
-                                    // one offered now: whether it leaves is known only at
-                                    // the end of the cycle (guessing that it does cost
-                                    // `alu_mix` 1.4 % of its cycles: a refused older unit
-                                    // was then offered a cycle later).
-                                    self.elig[i].next = self.complete[i].val();
-                                    for j in 0..self._c {
-                                        // A unit is never older than itself: the diagonal
-                                        // flags are 0 and not read.
-                                        if j != i && self.cu_dep[i * nc + j].q.val() {
-                                            self.elig[i].next = false;
+                                // With registered requests the same candidates from flags
+                                // known at the start of the cycle and the grant: a CU's
+                                // request is its lowest pending source, so it completes now
+                                // when none is pending (`q_v` = 0) or its request is granted
+                                // and no second source is pending.
+                                for _z in 0..self._qreq {
+                                    for i in 0..self._c {
+                                        self.e_done[i].next =
+                                            self.cu_valid[i].q.val() && !self.q_v[i].q.val();
+                                        self.e_last[i].next = self.cu_valid[i].q.val()
+                                            && self.q_v[i].q.val()
+                                            && !self.sec_v[i].val();
+                                        for j in 0..self._c {
+                                            if j != i && self.cu_dep[i * nc + j].q.val() {
+                                                self.e_done[i].next = false;
+                                                self.e_last[i].next = false;
+                                            }
                                         }
+                                        self.elig[i].next = self.e_done[i].val()
+                                            || (self.e_last[i].val() && self.granted[i].val());
                                     }
                                 }
                                 for i in 0..self._c {
                                     self.n_pick.req[i].next = self.elig[i].val();
-                                    self.n_pick.from[i].next =
-                                        self.k_cu[i].val() >= self.dptr.q.val();
+                                    self.n_pick.from[i].next = self.d_from[i].q.val();
                                     self.n_oh[i].next = self.n_pick.grant[i].val();
                                 }
                                 self.n_any.next = self.n_pick.any[0].val();
@@ -942,8 +997,7 @@ impl Logic for OperandCollector {
                                     self.n_pick.grant[0].val() || !self.n_pick.any[0].val();
                                 for i in 0..self._c {
                                     self.om_cu.sel[i].next = self.n_oh[i].val();
-                                    self.om_cu.d[i * 2].next = self.k_cu[i].val();
-                                    self.om_cu.d[i * 2 + 1].next = self.k_next[i].val();
+                                    self.om_cu.d[i].next = self.k_cu[i].val();
                                     self.om_warp.sel[i].next = self.n_oh[i].val();
                                     self.om_warp.d[i].next = self.cu_warp[i].q.val();
                                     self.om_payload.sel[i].next = self.n_oh[i].val();
@@ -954,9 +1008,20 @@ impl Logic for OperandCollector {
                                             self.obank[i * ns + s].val();
                                     }
                                 }
-                                self.dptr.d.next = self.dptr.q.val();
-                                if self.n_any.val() {
-                                    self.dptr.d.next = self.om_cu.q[1].val();
+                                // The pointer moves past the chosen CU (as `rr_from`).
+                                for i in 0..self._c {
+                                    self.d_from[i].d.next = self.d_from[i].q.val();
+                                    if self.n_any.val() {
+                                        self.d_from[i].d.next = false;
+                                        for g in 0..self._c {
+                                            if g < i && self.n_oh[g].val() {
+                                                self.d_from[i].d.next = true;
+                                            }
+                                        }
+                                    }
+                                    if self.reset.val() {
+                                        self.d_from[i].d.next = false;
+                                    }
                                 }
                                 self.o_v.d.next = self.n_any.val() && !self.reset.val();
                                 self.o_cu.d.next = self.om_cu.q[0].val();
@@ -1012,9 +1077,6 @@ impl Logic for OperandCollector {
                                             }
                                         }
                                     }
-                                }
-                                if self.reset.val() {
-                                    self.dptr.d.next = self.k_cu[0].val();
                                 }
 
                                 self.d_fire.next =
@@ -1131,12 +1193,6 @@ impl Logic for OperandCollector {
                                 }
                                 for z in 0..self._qreq {
                                     for i in 0..self._c {
-                                        self.granted[i].next = false;
-                                        for s in 0..self._s {
-                                            if self.gr[i * ns + s].val() {
-                                                self.granted[i].next = true;
-                                            }
-                                        }
                                         self.q_v[i].d.next = self.q_v[i].q.val();
                                         self.q_src[i].d.next = self.q_src[i].q.val();
                                         self.q_bank[i].d.next = self.q_bank[i].q.val();
