@@ -328,6 +328,12 @@ pub struct OperandCollector {
     om_bank: OneHotMux<BANK_BITS>,
     om_pbank: OneHotMux<BANK_BITS>,
     d_fire: Signal<Local, bool>,
+    /// `issue_ready` from flip-flops (it is in front of the SM's issue, `i_fire`): after the
+    /// edge every CU is busy but for one dispatched now (`cu_full`), a CU was dispatched now
+    /// (`fired`). "Full" so that its power-up 0 agrees with the idle unit's.
+    cu_full: DFF<bool>,
+    fired: DFF<bool>,
+    full_n: Signal<Local, bool>,
     a_found: Signal<Local, bool>,
     a_sel: Signal<Local, Bits<CU_BITS>>,
     a_go: Signal<Local, bool>,
@@ -516,6 +522,9 @@ impl OperandCollector {
                 OneHotMux::new(c * s, 1)
             },
             d_fire: Default::default(),
+            cu_full: Default::default(),
+            fired: Default::default(),
+            full_n: Default::default(),
             a_found: Default::default(),
             a_sel: Default::default(),
             a_go: Default::default(),
@@ -1135,7 +1144,11 @@ impl Logic for OperandCollector {
                                         self.a_found.next = true;
                                     }
                                 }
-                                self.issue_ready.next = self.a_found.val() && !self.reset.val();
+                                // Some CU is free: one that was free and not allocated at the
+                                // last edge, or the one dispatched then (the same as `a_found`).
+                                self.issue_ready.next = (!self.cu_full.q.val()
+                                    || self.fired.q.val())
+                                    && !self.reset.val();
                                 self.a_go.next = self.issue_valid.val()
                                     && self.a_found.val()
                                     && !self.reset.val();
@@ -1263,6 +1276,16 @@ impl Logic for OperandCollector {
                                         }
                                     }
                                 }
+                                self.cu_full.clock.next = self.clock.val();
+                                self.fired.clock.next = self.clock.val();
+                                self.full_n.next = !self.reset.val();
+                                for i in 0..self._c {
+                                    if !self.cu_valid[i].q.val() && !self.alloc_cu[i].val() {
+                                        self.full_n.next = false;
+                                    }
+                                }
+                                self.cu_full.d.next = self.full_n.val();
+                                self.fired.d.next = self.d_fire.val();
                             }
                         }
                     }

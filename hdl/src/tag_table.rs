@@ -5,7 +5,8 @@
 //! of its own (hdl/src/writeback.rs), so the register file's write does not wait for a read.
 //!
 //! * `free_tag` is the lowest tag whose entry is free in the registered state (0 when none is),
-//!   `any_free` says whether there is one. `busy[w]`: some valid entry belongs to warp `w`.
+//!   `any_free` says whether there is one (a flip-flop: "the table is full after the edge" is
+//!   computed from the next state, so it costs the issue stage no logic). `busy[w]`: some valid entry belongs to warp `w`.
 //! * Allocation: with `alloc_valid`, entry `free_tag` takes the `alloc_*` fields at the edge
 //!   (the caller allocates only while `any_free`). The fields kept in RAM are registered first
 //!   and written into the RAMs at the next edge, so the issue stage's decode and CSR read end
@@ -102,6 +103,11 @@ pub struct TagTable<const L: usize> {
     fault_in: Signal<Local, Bit>,
     /// `seen[t]`: some entry below `t` is free.
     seen: Vec<Signal<Local, Bit>>,
+    /// Every entry is valid after this edge: `any_free` is a flip-flop (it is in front of the
+    /// SM's issue, `i_fire`, and through it of the fetch's and the scoreboard's next state).
+    /// "Not full" so that its power-up 0 agrees with the empty table's.
+    full: DFF<Bit>,
+    full_n: Signal<Local, Bit>,
     k_tag: Vec<Constant<Bits<TAG_BITS>>>,
     k_wid: Vec<Constant<Bits<WARP_BITS>>>,
     k_zero_tag: Constant<Bits<TAG_BITS>>,
@@ -110,6 +116,7 @@ pub struct TagTable<const L: usize> {
     k_tags: Constant<Bits<TAG_BITS>>,
     k_pc_mask: Constant<Bits<32>>,
     _tags: usize,
+    _tags_m1: usize,
     _warps: usize,
 }
 
@@ -176,7 +183,9 @@ impl<const L: usize> TagTable<L> {
             disp_in: Default::default(),
             wb_in: Default::default(),
             fault_in: Default::default(),
-            seen: sigs(tags + 1),
+            seen: sigs(tags),
+            full: Default::default(),
+            full_n: Default::default(),
             k_tag: (0..tags)
                 .map(|t| Constant::new((t as u64).into()))
                 .collect(),
@@ -189,6 +198,7 @@ impl<const L: usize> TagTable<L> {
             k_tags: Constant::new((tags as u64).into()),
             k_pc_mask: Constant::new(u64::from(pc_mask).into()),
             _tags: tags,
+            _tags_m1: tags - 1,
             _warps: warps,
         }
     }
@@ -219,16 +229,16 @@ impl<const L: usize> Logic for TagTable<L> {
             }
         }
         self.seen[0].next = false;
+        for t in 0..self._tags_m1 {
+            self.seen[t + 1].next = self.seen[t].val() | !self.t_valid.q[t].val();
+        }
         self.free_tag.next = self.k_zero_tag.val();
         for t in 0..self._tags {
-            self.seen[t + 1].next = self.seen[t].val() | !self.t_valid.q[t].val();
             if !self.t_valid.q[t].val() & !self.seen[t].val() {
                 self.free_tag.next = self.k_tag[t].val();
             }
         }
-        for nt in self._tags..(self._tags + 1) {
-            self.any_free.next = self.seen[nt].val();
-        }
+        self.any_free.next = !self.full.q.val();
 
         // Allocation: the entry's RAM fields are registered, then written at the next edge
         // (validity is kept in `t_valid`, at once).
@@ -327,6 +337,14 @@ impl<const L: usize> Logic for TagTable<L> {
                 self.t_valid.d[t].next = false;
             }
         }
+        self.full.clock.next = self.clock.val();
+        self.full_n.next = true;
+        for t in 0..self._tags {
+            if !self.t_valid.d[t].val() {
+                self.full_n.next = false;
+            }
+        }
+        self.full.d.next = self.full_n.val();
     }
 }
 
