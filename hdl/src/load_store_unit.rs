@@ -350,6 +350,11 @@ pub struct LoadStoreUnit {
     // ---- per-lane state
     /// Address of the lane (0 for inactive lanes).
     addr_r: RegVec<Bits<32>>,
+    /// `[l*L + m]`: lanes `l` and `m` have the same base register value, so the same address
+    /// (one offset for all lanes). Loaded at acceptance; the merge of uniform loads tests it
+    /// instead of comparing each lane's address with the selected lane's (a multiplexer and a
+    /// 32-bit compare in the cycle, in front of the pending flags).
+    same_r: RegVec<Bit>,
     /// Store data truncated to the size (0 for loads and inactive lanes).
     sdata_r: RegVec<Bits<32>>,
     /// Loaded value (0 until loaded; 0 for stores and inactive lanes).
@@ -443,6 +448,8 @@ pub struct LoadStoreUnit {
     sel_addr: Signal<Local, Bits<32>>,
     sel_sdata: Signal<Local, Bits<32>>,
     sel_shared: Signal<Local, Bit>,
+    /// `[l]`: lane `l` has the selected lane's address (`same_r`).
+    same_sel: Vec<Signal<Local, Bit>>,
     gl_go: Signal<Local, Bit>,
     sh_go: Signal<Local, Bit>,
     advance: Signal<Local, Bit>,
@@ -497,6 +504,8 @@ pub struct LoadStoreUnit {
     k_c_oor_ld: Constant<Bits<4>>,
     k_c_oor_st: Constant<Bits<4>>,
     _lanes: usize,
+    /// `L * L` (`same_r`).
+    _lanes2: usize,
 }
 
 fn vec_of<T: Default>(n: usize) -> Vec<T> {
@@ -576,6 +585,7 @@ impl LoadStoreUnit {
             gext: LoadExtend::default(),
             sext: LoadExtend::default(),
             addr_r: RegVec::new(lanes),
+            same_r: RegVec::new(lanes * lanes),
             sdata_r: RegVec::new(lanes),
             data_r: RegVec::new(lanes),
             mask_r: RegVec::new(lanes),
@@ -638,6 +648,7 @@ impl LoadStoreUnit {
             sel_addr: Default::default(),
             sel_sdata: Default::default(),
             sel_shared: Default::default(),
+            same_sel: crate::sigs(lanes),
             gl_go: Default::default(),
             sh_go: Default::default(),
             advance: Default::default(),
@@ -687,6 +698,7 @@ impl LoadStoreUnit {
             k_c_oor_ld: k4(FaultCause::OutOfRangeLoad.code()),
             k_c_oor_st: k4(FaultCause::OutOfRangeStore.code()),
             _lanes: lanes,
+            _lanes2: lanes * lanes,
         }
     }
 
@@ -706,6 +718,7 @@ impl Logic for LoadStoreUnit {
         );
         self.sram.clock.next = self.clock.val();
         self.addr_r.clock.next = self.clock.val();
+        self.same_r.clock.next = self.clock.val();
         self.sdata_r.clock.next = self.clock.val();
         self.data_r.clock.next = self.clock.val();
         self.mask_r.clock.next = self.clock.val();
@@ -727,6 +740,9 @@ impl Logic for LoadStoreUnit {
             self.shared_r.d[l].next = self.shared_r.q[l].val();
             self.sread_r.d[l].next = false;
             self.rseq_r.d[l].next = self.rseq_r.q[l].val();
+        }
+        for j in 0..self._lanes2 {
+            self.same_r.d[j].next = self.same_r.q[j].val();
         }
 
         // ---- accept: addresses and checks (lanes in order; alignment before region) ----
@@ -820,6 +836,20 @@ impl Logic for LoadStoreUnit {
                     self.in_mask[l].val() & !self.in_store.val() & self.glob[l].val();
                 self.shared_r.d[l].next = self.shr[l].val();
             }
+            // Each pair compared once, lower lane first (synthesis merges the two copies).
+            for nl in self._lanes..(self._lanes + 1) {
+                for l in 0..self._lanes {
+                    for m in 0..self._lanes {
+                        if m < l {
+                            self.same_r.d[l * nl + m].next =
+                                self.in_base[m].val() == self.in_base[l].val();
+                        } else {
+                            self.same_r.d[l * nl + m].next =
+                                self.in_base[l].val() == self.in_base[m].val();
+                        }
+                    }
+                }
+            }
         }
         self.fault_q.d.next = self.drop.val() & !self.reset.val();
         self.chk_q.d.next = self.accept.val();
@@ -864,10 +894,18 @@ impl Logic for LoadStoreUnit {
                 self.rseq_r.d[l].next = self.qseq_q.q.val();
             }
             // Loads of one address by several lanes make one request (uniform loads).
+            self.same_sel[l].next = false;
+            for nl in self._lanes..(self._lanes + 1) {
+                for m in 0..self._lanes {
+                    if self.sel_oh[m].val() & self.same_r.q[l * nl + m].val() {
+                        self.same_sel[l].next = true;
+                    }
+                }
+            }
             if self.merge_go.val()
                 & self.pend_r.q[l].val()
                 & !self.shared_r.q[l].val()
-                & (self.addr_r.q[l].val() == self.sel_addr.val())
+                & self.same_sel[l].val()
             {
                 self.pend_r.d[l].next = false;
                 self.rseq_r.d[l].next = self.qseq_q.q.val();
