@@ -318,7 +318,7 @@ pub struct Fetch {
     pre_unused32: Unused<Bits<32>>,
     pre_h_unused5: Unused<Bits<5>>,
     pre_h_unused10: Unused<Bits<HEAD_PACKED_BITS>>,
-    /// The candidate choice's "any" (the candidate register is one-hot or zero already) and
+    /// The candidate choices' "any" (the candidate register is one-hot or zero already) and
     /// `before[0]` (always 0).
     rr_any_unused: Unused<Bit>,
 
@@ -348,8 +348,14 @@ pub struct Fetch {
     plain_op: Vec<Constant<Bits<7>>>,
 
     // Combinational locals.
-    /// `[w]`: warp `w` may be the next cycle's candidate.
+    /// `[w]`: warp `w` may be the next cycle's candidate if there is no pop this cycle
+    /// (`elig`), and if there is one (`elig_p`). The pop (the SM's issue) comes late, so the
+    /// choice is made for both and the pop picks one: it is not in front of the round-robin.
     elig: Vec<Signal<Local, Bit>>,
+    elig_p: Vec<Signal<Local, Bit>>,
+    room_p: Vec<Signal<Local, Bit>>,
+    /// `[w]`: a pop this cycle would be warp `w`'s.
+    pop_at: Vec<Signal<Local, Bit>>,
     /// There is a candidate; `[w]`: some warp below `w` is the candidate.
     cand_any: Signal<Local, Bit>,
     before: Vec<Signal<Local, Bit>>,
@@ -367,7 +373,8 @@ pub struct Fetch {
     sel_pc: Signal<Local, Bits<32>>,
     /// The chosen warp's PC is outside the instruction memory.
     out_of_range: Signal<Local, Bit>,
-    /// The warp choice, and the chosen warp's number and PC, as flat one-hot logic.
+    /// The warp choice (`[w]` without a pop, `[W + w]` with one), and the chosen warp's number
+    /// and PC, as flat one-hot logic.
     rr_pick: RoundRobinPick,
     sel_mux: OneHotMux<WARP_BITS>,
     pc_mux: OneHotMux<32>,
@@ -480,7 +487,7 @@ impl Fetch {
             pre_unused32: Unused::new(1),
             pre_h_unused5: Unused::new(3),
             pre_h_unused10: Unused::new(1),
-            rr_any_unused: Unused::new(2),
+            rr_any_unused: Unused::new(3),
             bends: RegVec::new(n),
             wid: (0..warps)
                 .map(|w| Constant::new((w as u64).into()))
@@ -503,6 +510,9 @@ impl Fetch {
                 .map(|&o| Constant::new((o as u64).into()))
                 .collect(),
             elig: vec_of(warps),
+            elig_p: vec_of(warps),
+            room_p: vec_of(warps),
+            pop_at: vec_of(warps),
             cand_any: Default::default(),
             before: vec_of(warps),
             room: vec_of(warps),
@@ -514,7 +524,7 @@ impl Fetch {
             sel: Default::default(),
             sel_pc: Default::default(),
             out_of_range: Default::default(),
-            rr_pick: RoundRobinPick::new(warps),
+            rr_pick: RoundRobinPick::groups(2, warps),
             sel_mux: OneHotMux::new(warps, 1),
             pc_mux: OneHotMux::new(warps, 1),
             tos_mux: OneHotMux::new(warps, 1),
@@ -648,14 +658,15 @@ impl Logic for Fetch {
                         self.room[w].next = !self.bv.q[w * e + k].val() & self.two_plus.val();
                     }
                 }
-                // This cycle's pop frees one.
-                self.popw[w].next = self.pop.val()
-                    & (self.pop_warp.val() == self.wid[w].val())
-                    & self.bv.q[w * e].val();
-                if self.popw[w].val() {
-                    self.room[w].next = !self.bv.q[w * e + e - 1].val();
+                // A pop this cycle frees one.
+                self.pop_at[w].next =
+                    (self.pop_warp.val() == self.wid[w].val()) & self.bv.q[w * e].val();
+                self.popw[w].next = self.pop.val() & self.pop_at[w].val();
+                self.room_p[w].next = self.room[w].val();
+                if self.pop_at[w].val() {
+                    self.room_p[w].next = !self.bv.q[w * e + e - 1].val();
                     if !self.fl.q[w].val() {
-                        self.room[w].next = true;
+                        self.room_p[w].next = true;
                     }
                 }
                 self.fl_n[w].next =
@@ -664,8 +675,18 @@ impl Logic for Fetch {
                     & (!self.reset.val())
                     & (!self.fl_n[w].val())
                     & self.room[w].val();
+                self.elig_p[w].next = (self.en.q[w].val() | self.redirect[w].val())
+                    & (!self.reset.val())
+                    & (!self.fl_n[w].val())
+                    & self.room_p[w].val();
+            }
+        }
+        for nw in self._warps..(self._warps + 1) {
+            for w in 0..self._warps {
                 self.rr_pick.req[w].next = self.elig[w].val();
+                self.rr_pick.req[nw + w].next = self.elig_p[w].val();
                 self.rr_pick.from[w].next = false;
+                self.rr_pick.from[nw + w].next = false;
             }
         }
         // The round-robin pointer is this cycle's candidate, or `last` (the one before it)
@@ -680,17 +701,29 @@ impl Logic for Fetch {
                 self.cand_any.next = true;
             }
         }
-        for w in self._one..self._warps {
-            self.rr_pick.from[w].next = self.wid[w].val() > self.last.q[0].val();
-            if self.cand_any.val() {
-                self.rr_pick.from[w].next = self.before[w].val();
+        for nw in self._warps..(self._warps + 1) {
+            for w in self._one..self._warps {
+                self.rr_pick.from[w].next = self.wid[w].val() > self.last.q[0].val();
+                self.rr_pick.from[nw + w].next = self.wid[w].val() > self.last.q[0].val();
+                if self.cand_any.val() {
+                    self.rr_pick.from[w].next = self.before[w].val();
+                    self.rr_pick.from[nw + w].next = self.before[w].val();
+                }
             }
         }
         self.rr_any_unused.d[0].next = self.rr_pick.any[0].val();
         self.rr_any_unused.d[1].next = self.before[0].val();
+        self.rr_any_unused.d[2].next = self.rr_pick.any[1].val();
         self.last.d[0].next = self.last.q[0].val();
+        for nw in self._warps..(self._warps + 1) {
+            for w in 0..self._warps {
+                self.cand.d[w].next = self.rr_pick.grant[w].val();
+                if self.pop.val() {
+                    self.cand.d[w].next = self.rr_pick.grant[nw + w].val();
+                }
+            }
+        }
         for w in 0..self._warps {
-            self.cand.d[w].next = self.rr_pick.grant[w].val();
             if self.cand.q[w].val() {
                 self.last.d[0].next = self.wid[w].val();
             }
