@@ -185,6 +185,25 @@ pub struct OperandCollector {
     pub ev_write: Vec<Signal<Out, bool>>,
 
     rf: RegisterFile,
+    /// (Registered requests: `InOrder` with `Dedicated`) the writeback, registered: the
+    /// register file is written a cycle after the port presents it, so its RAMs' write
+    /// enables, addresses and data start from these flip-flops, not from the SM's choice among
+    /// its units (docs/microarch/operand_collector.md, "Delayed write"). A read granted in the
+    /// cycle of that delayed write (of the register it writes) takes its lanes from `wq2_data`
+    /// (`rhit`), so the port's timing is unchanged.
+    wq_v: Vec<DFF<bool>>,
+    wq_warp: Vec<DFF<Bits<WARP_BITS>>>,
+    wq_rd: Vec<DFF<Bits<REG_BITS>>>,
+    wq_mask: Vec<DFF<bool>>,
+    wq_data: Vec<DFF<Bits<32>>>,
+    wq2_data: Vec<DFF<Bits<32>>>,
+    /// `[b*L + l]`: bank `b`'s read of the last cycle was of the register written then, and
+    /// lane `l` was written.
+    rhit: Vec<DFF<bool>>,
+    /// `[i]`: CU i's request is of the register the delayed write writes now.
+    whit: Vec<Signal<Local, bool>>,
+    /// `[b*L + l]`: the bank's read data, with the delayed write's lanes.
+    rdata: Vec<Signal<Local, Bits<32>>>,
     /// Operand storage (docs/microarch/operand_collector.md, "Operand storage"): RAM
     /// `s*(B+1) + b` holds, at the CU's index, the lanes of source `s` read from bank `b`; RAM
     /// `s*(B+1) + B` those collected from a writeback. Each RAM has one writer per cycle (its
@@ -439,6 +458,15 @@ impl OperandCollector {
             ev_conflict: sigs(b),
             ev_write: sigs(b),
             rf: RegisterFile::with_geometry(geo),
+            wq_v: sigs(q1),
+            wq_warp: sigs(q1),
+            wq_rd: sigs(q1),
+            wq_mask: sigs(q1 * l),
+            wq_data: sigs(q1 * l),
+            wq2_data: sigs(q1 * l),
+            rhit: sigs(q1 * b * l),
+            whit: sigs(qc),
+            rdata: sigs(b * l),
             rams: LutRamArray::new(s * b1, addr_bits_for(c), l),
             byp_mux: WordMux::new(b, l, p),
             cu_valid: sigs(c),
@@ -631,13 +659,38 @@ impl Logic for OperandCollector {
                                     self.g_cu[b].clock.next = self.clock.val();
                                     self.g_src[b].clock.next = self.clock.val();
                                 }
-                                self.rf.write_enable.next =
-                                    self.wb_valid.val() && !self.reset.val();
-                                self.rf.write_warp.next = self.wb_warp.val();
-                                self.rf.write_reg.next = self.wb_rd.val();
-                                for l in 0..self._l {
-                                    self.rf.write_mask[l].next = self.wb_mask[l].val();
-                                    self.rf.write_data[l].next = self.wb_data[l].val();
+                                for _z in 0..self._comb {
+                                    self.rf.write_enable.next =
+                                        self.wb_valid.val() && !self.reset.val();
+                                    self.rf.write_warp.next = self.wb_warp.val();
+                                    self.rf.write_reg.next = self.wb_rd.val();
+                                    for l in 0..self._l {
+                                        self.rf.write_mask[l].next = self.wb_mask[l].val();
+                                        self.rf.write_data[l].next = self.wb_data[l].val();
+                                    }
+                                }
+                                // The delayed write: presented in `c`, written at the end of
+                                // `c + 1` (a write from before a reset still lands).
+                                for z in 0..self._qreq {
+                                    self.wq_v[z].clock.next = self.clock.val();
+                                    self.wq_warp[z].clock.next = self.clock.val();
+                                    self.wq_rd[z].clock.next = self.clock.val();
+                                    self.wq_v[z].d.next = self.wb_valid.val() && !self.reset.val();
+                                    self.wq_warp[z].d.next = self.wb_warp.val();
+                                    self.wq_rd[z].d.next = self.wb_rd.val();
+                                    self.rf.write_enable.next = self.wq_v[z].q.val();
+                                    self.rf.write_warp.next = self.wq_warp[z].q.val();
+                                    self.rf.write_reg.next = self.wq_rd[z].q.val();
+                                    for l in 0..self._l {
+                                        self.wq_mask[l].clock.next = self.clock.val();
+                                        self.wq_data[l].clock.next = self.clock.val();
+                                        self.wq2_data[l].clock.next = self.clock.val();
+                                        self.wq_mask[l].d.next = self.wb_mask[l].val();
+                                        self.wq_data[l].d.next = self.wb_data[l].val();
+                                        self.wq2_data[l].d.next = self.wq_data[l].q.val();
+                                        self.rf.write_mask[l].next = self.wq_mask[l].q.val();
+                                        self.rf.write_data[l].next = self.wq_data[l].q.val();
+                                    }
                                 }
                                 self.wb_go.next = self.wb_valid.val()
                                     && !self.reset.val()
@@ -859,8 +912,39 @@ impl Logic for OperandCollector {
                                         }
                                     }
                                 }
+                                // The banks' read data; a read of the register the delayed
+                                // write wrote in the last cycle (after the RAM read it) takes
+                                // the written lanes.
                                 for j in 0..self._bl {
-                                    self.byp_mux.d[j].next = self.rf.read_data[j].val();
+                                    self.rdata[j].next = self.rf.read_data[j].val();
+                                }
+                                for z in 0..self._qreq {
+                                    for i in 0..self._c {
+                                        self.whit[i].next = self.wq_v[z].q.val()
+                                            && (self.cu_warp[i].q.val() == self.wq_warp[z].q.val())
+                                            && (self.q_reg[i].q.val() == self.wq_rd[z].q.val());
+                                    }
+                                    for b in 0..self._b {
+                                        for l in 0..self._l {
+                                            self.rhit[b * nl + l].clock.next = self.clock.val();
+                                            self.rhit[b * nl + l].d.next = false;
+                                            for i in 0..self._c {
+                                                if self.gmask[b * nc + i].val()
+                                                    && self.whit[i].val()
+                                                    && self.wq_mask[l].q.val()
+                                                {
+                                                    self.rhit[b * nl + l].d.next = true;
+                                                }
+                                            }
+                                            if self.rhit[b * nl + l].q.val() {
+                                                self.rdata[b * nl + l].next =
+                                                    self.wq2_data[l].q.val();
+                                            }
+                                        }
+                                    }
+                                }
+                                for j in 0..self._bl {
+                                    self.byp_mux.d[j].next = self.rdata[j].val();
                                 }
 
                                 // ---------------- forwarding (Shared write port only; one
@@ -905,7 +989,7 @@ impl Logic for OperandCollector {
                                         self.rams.waddr[s * nb1 + b].next = self.g_cu[b].q.val();
                                         for l in 0..self._l {
                                             self.rams.wdata[(s * nb1 + b) * nl + l].next =
-                                                self.rf.read_data[b * nl + l].val();
+                                                self.rdata[b * nl + l].val();
                                         }
                                     }
                                     for _z in 0..self._shared {
