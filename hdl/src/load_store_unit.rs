@@ -836,16 +836,23 @@ impl Logic for LoadStoreUnit {
                     self.in_mask[l].val() & !self.in_store.val() & self.glob[l].val();
                 self.shared_r.d[l].next = self.shr[l].val();
             }
-            // Each pair compared once, lower lane first (synthesis merges the two copies).
+            // Each pair compared once: the lower triangle, mirrored.
             for nl in self._lanes..(self._lanes + 1) {
                 for l in 0..self._lanes {
                     for m in 0..self._lanes {
                         if m < l {
                             self.same_r.d[l * nl + m].next =
                                 self.in_base[m].val() == self.in_base[l].val();
-                        } else {
-                            self.same_r.d[l * nl + m].next =
-                                self.in_base[l].val() == self.in_base[m].val();
+                        }
+                    }
+                }
+                for l in 0..self._lanes {
+                    for m in 0..self._lanes {
+                        if m == l {
+                            self.same_r.d[l * nl + m].next = true;
+                        }
+                        if m > l {
+                            self.same_r.d[l * nl + m].next = self.same_r.d[m * nl + l].val();
                         }
                     }
                 }
