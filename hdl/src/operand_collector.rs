@@ -1125,8 +1125,22 @@ impl Logic for OperandCollector {
                                     self.o_arr[s].d.next = false;
                                     self.o_zero[s].d.next = false;
                                     for i in 0..self._c {
-                                        if self.n_oh[i].val() && self.gr[i * ns + s].val() {
-                                            self.o_arr[s].d.next = true;
+                                        for _z in 0..self._comb {
+                                            if self.n_oh[i].val() && self.gr[i * ns + s].val() {
+                                                self.o_arr[s].d.next = true;
+                                            }
+                                        }
+                                        // With registered requests a chosen CU with a request
+                                        // was chosen because it is granted now (a candidate
+                                        // with a request is `e_last & granted`): the request
+                                        // registers say which source arrives, not the grant.
+                                        for _z in 0..self._qreq {
+                                            if self.n_oh[i].val()
+                                                && self.q_v[i].q.val()
+                                                && (self.q_src[i].q.val() == self.k_src[s].val())
+                                            {
+                                                self.o_arr[s].d.next = true;
+                                            }
                                         }
                                         if self.n_oh[i].val() && self.cu_zero[i * ns + s].q.val() {
                                             self.o_zero[s].d.next = true;
@@ -1142,6 +1156,18 @@ impl Logic for OperandCollector {
                                                 self.n_oh[i].val() && self.gr[i * ns + s].val();
                                             self.om_pbank.d[i * ns + s].next =
                                                 self.obank[i * ns + s].val();
+                                        }
+                                    }
+                                    // (Registered requests) the chosen CU's request bank: the
+                                    // bank that grants it now if it arrives (`o_arr`), else
+                                    // not used.
+                                    for _q in 0..self._qreq {
+                                        for i in 0..self._c {
+                                            for s in 0..self._s {
+                                                self.om_pbank.sel[i * ns + s].next = false;
+                                            }
+                                            self.om_pbank.sel[i * ns].next = self.n_oh[i].val();
+                                            self.om_pbank.d[i * ns].next = self.q_bank[i].q.val();
                                         }
                                     }
                                     self.o_pbank[0].d.next = self.om_pbank.q[0].val();
