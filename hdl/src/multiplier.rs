@@ -107,7 +107,6 @@ pub struct ShiftExponent {
     pub right: Signal<In, Bit>,
     pub expo: Signal<Out, Bits<5>>,
     pub by_zero: Signal<Out, Bit>,
-    k_zero: Constant<Bits<5>>,
 }
 
 impl Default for ShiftExponent {
@@ -117,7 +116,6 @@ impl Default for ShiftExponent {
             right: Default::default(),
             expo: Default::default(),
             by_zero: Default::default(),
-            k_zero: Constant::new(0u64.to_bits()),
         }
     }
 }
@@ -125,10 +123,18 @@ impl Default for ShiftExponent {
 impl Logic for ShiftExponent {
     #[hdl_gen]
     fn update(&mut self) {
-        self.by_zero.next = self.amount.val() == self.k_zero.val();
+        // Written as bit logic, not `== 0` and `0 − sh`: yosys made those carry chains, the
+        // end of `tiny`'s placed critical path on a0df5a5 (dispatch data → exponent). `−sh`
+        // (mod 32) flips every bit above the lowest set one: `sh ^ (prefix-OR(sh) << 1)`.
+        self.by_zero.next = !self.amount.val().any();
         self.expo.next = self.amount.val();
-        if self.right.val() & (self.amount.val() != self.k_zero.val()) {
-            self.expo.next = self.k_zero.val() - self.amount.val();
+        if self.right.val() {
+            self.expo.next = self.amount.val()
+                ^ ((self.amount.val()
+                    | (self.amount.val() << 1)
+                    | (self.amount.val() << 2)
+                    | (self.amount.val() << 3))
+                    << 1);
         }
     }
 }
@@ -653,6 +659,30 @@ impl Logic for Multiplier {
                 if self.sh_valid2[j].q.val() {
                     self.out_tag.next = self.sh_tag2[j].q.val();
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bit logic is the exponent of docs/microarch/execution_units.md for every amount.
+    #[test]
+    fn shift_exponent_of_every_amount() {
+        let mut x = ShiftExponent::default();
+        x.connect_all();
+        for right in [false, true] {
+            for sh in 0u64..32 {
+                x.amount.next = sh.to_bits();
+                x.right.next = right;
+                // An input takes its `next` at `update_all` (rust-hdl's signal model).
+                x.update_all();
+                x.update_all();
+                let want = if right { (32 - sh) % 32 } else { sh };
+                assert_eq!(x.expo.val(), want.to_bits::<5>(), "sh {sh} right {right}");
+                assert_eq!(x.by_zero.val(), sh == 0, "sh {sh}");
             }
         }
     }
