@@ -99,7 +99,7 @@ pub fn shift_op_code(op: AluOp) -> Option<u8> {
 /// immediate's): `expo = sh` for a left shift or a shift by 0, `32 − sh` (mod 32) for a right
 /// shift; `by_zero` when `sh = 0`. Combinational; the dispatch register holds its outputs for
 /// the multiplier's issue cycle.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct ShiftExponent {
     /// The shift amount.
     pub amount: Signal<In, Bits<5>>,
@@ -107,17 +107,6 @@ pub struct ShiftExponent {
     pub right: Signal<In, Bit>,
     pub expo: Signal<Out, Bits<5>>,
     pub by_zero: Signal<Out, Bit>,
-}
-
-impl Default for ShiftExponent {
-    fn default() -> Self {
-        Self {
-            amount: Default::default(),
-            right: Default::default(),
-            expo: Default::default(),
-            by_zero: Default::default(),
-        }
-    }
 }
 
 impl Logic for ShiftExponent {
