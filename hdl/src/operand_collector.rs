@@ -263,6 +263,10 @@ pub struct OperandCollector {
     a_first_src: Vec<Signal<Local, Bits<SRC_BITS>>>,
     a_first_reg: Vec<Signal<Local, Bits<REG_BITS>>>,
     a_first_bank: Vec<Signal<Local, Bits<BANK_BITS>>>,
+    /// `[s]`: the bank of the issued instruction's source `s`, computed for every source in
+    /// parallel and then chosen, instead of choosing the register and then adding the swizzle
+    /// (`tiny`'s placed critical path on ca8d4f7 ended there).
+    a_bank: Vec<Signal<Local, Bits<BANK_BITS>>>,
     /// Dispatch round-robin pointer as a mask: `d_from[i]` = CU i is after the one chosen
     /// last (as `rr_from`).
     d_from: Vec<DFF<bool>>,
@@ -496,6 +500,7 @@ impl OperandCollector {
             a_first_src: sigs(q1),
             a_first_reg: sigs(q1),
             a_first_bank: sigs(q1),
+            a_bank: sigs(q1 * s),
             d_from: sigs(c),
             wb_go: Default::default(),
             wb_full: sigs(usize::from(shared)),
@@ -1274,7 +1279,12 @@ impl Logic for OperandCollector {
                                     self.a_first_v[z].next = false;
                                     self.a_first_src[z].next = self.k_src[0].val();
                                     self.a_first_reg[z].next = self.reg_zero.val();
+                                    self.a_first_bank[z].next = self.k_bank[0].val();
                                     for s in 0..self._s {
+                                        self.a_bank[s].next = (self.issue_src[s].val()
+                                            + (self.issue_warp.val().get_bits::<5>(0)
+                                                & self.swizzle_mask.val()))
+                                            & self.bank_mask.val();
                                         if self.issue_need[s].val()
                                             && (self.issue_src[s].val() != self.reg_zero.val())
                                             && !self.a_first_v[z].val()
@@ -1282,12 +1292,9 @@ impl Logic for OperandCollector {
                                             self.a_first_v[z].next = true;
                                             self.a_first_src[z].next = self.k_src[s].val();
                                             self.a_first_reg[z].next = self.issue_src[s].val();
+                                            self.a_first_bank[z].next = self.a_bank[s].val();
                                         }
                                     }
-                                    self.a_first_bank[z].next = (self.a_first_reg[z].val()
-                                        + (self.issue_warp.val().get_bits::<5>(0)
-                                            & self.swizzle_mask.val()))
-                                        & self.bank_mask.val();
                                 }
 
                                 // ---------------- CU state
