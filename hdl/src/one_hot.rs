@@ -37,9 +37,10 @@ impl RoundRobinPick {
         Self::groups(1, n)
     }
 
-    /// `groups` (≥ 1) choices among `n` (≥ 1) requesters each.
+    /// `groups` choices among `n` (≥ 1) requesters each (no ports at all for 0 groups: a
+    /// parent whose configuration needs no choice).
     pub fn groups(groups: usize, n: usize) -> Self {
-        assert!(n >= 1 && groups >= 1, "RoundRobinPick of {groups} x {n}");
+        assert!(n >= 1, "RoundRobinPick of {groups} x {n}");
         RoundRobinPick {
             req: crate::sigs(groups * n),
             from: crate::sigs(groups * n),

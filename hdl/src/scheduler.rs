@@ -53,8 +53,12 @@ pub struct Scheduler {
     /// Two-level only: per warp, the warp is in the active set.
     pub active: Vec<Signal<Out, Bit>>,
 
-    /// Last issued warp (LRR pointer / GTO greedy warp).
-    last: DFF<WarpId>,
+    /// Last issued warp (LRR pointer / GTO greedy warp), one-hot: `last_oh[w]` is 1 for that
+    /// warp only (GTO's greedy test is then one AND per warp, no compare of warp numbers).
+    last_oh: RegVec<Bit>,
+    /// LRR / two-level: the round-robin pointer as a mask, `after[w]` = `w > last` (loaded
+    /// with the OR of the winner's lower bits: no compare in front of the pick).
+    after: RegVec<Bit>,
     /// GTO only (length 1): `last` holds an issued warp (false after reset).
     greedy: RegVec<Bit>,
     /// GTO / two-level: the order matrix, one row per warp, bit j of row i = warp i is older
@@ -73,8 +77,9 @@ pub struct Scheduler {
     no_rows: Vec<Constant<Row>>,
     /// Two-level: reset value of `act` (w < A).
     act_init: Vec<Constant<Bit>>,
-    /// Reset value of `last`: W-1, so the first LRR grant is the lowest ready warp.
-    last_init: Constant<WarpId>,
+    /// Reset value of `last_oh`: warp W-1, so the first LRR grant is the lowest ready warp
+    /// (and `after` is all 0).
+    last_init: Vec<Constant<Bit>>,
     zero: Constant<WarpId>,
 
     // Combinational locals.
@@ -89,6 +94,8 @@ pub struct Scheduler {
     elig: Vec<Signal<Local, Bit>>,
     /// GTO (length 1): the greedy warp is ready.
     ghit: Vec<Signal<Local, Bit>>,
+    /// LRR / two-level: the next `after` mask (the winner's lower bits ORed).
+    after_n: Vec<Signal<Local, Bit>>,
     /// GTO / two-level: requesters of the order matrix (GTO: ready; two-level: pending and not
     /// long-stalled), the oldest of them (one-hot), and the warps that become the youngest at
     /// the edge (GTO: launched; two-level: the demoted warp; both: all warps on reset).
@@ -105,8 +112,6 @@ pub struct Scheduler {
     swap: Vec<Signal<Local, Bit>>,
 
     _warps: usize,
-    /// 1 (start of a loop that skips warp 0).
-    _one: usize,
     /// 1 for the policy that is generated, else 0 (loop bounds used as generate-if).
     _lrr: usize,
     _gto: usize,
@@ -174,7 +179,8 @@ impl Scheduler {
             grant_warp: Default::default(),
             grant: vec_of(w),
             active: vec_of(n(two, w)),
-            last: Default::default(),
+            last_oh: RegVec::new(w),
+            after: RegVec::new(n(lrr || two, w)),
             greedy: RegVec::new(n(gto, 1)),
             order: RegVec::masked(n(gto || two, w), Row::from(row_mask(w))),
             act: RegVec::new(n(two, w)),
@@ -189,15 +195,16 @@ impl Scheduler {
                 .map(|_| Constant::new(Row::from(0u64)))
                 .collect(),
             act_init: (0..n(two, w)).map(|i| Constant::new(i < active)).collect(),
-            last_init: Constant::new(((w - 1) as u64).into()),
+            last_init: (0..w).map(|i| Constant::new(i == w - 1)).collect(),
             zero: Constant::new(0.into()),
             found: Default::default(),
             sel: Default::default(),
             pick: vec_of(w),
-            rr_pick: RoundRobinPick::new(w),
+            rr_pick: RoundRobinPick::groups(n(lrr || two, 1), w),
             sel_mux: OneHotMux::new(w, 1),
             elig: vec_of(n(lrr || two, w)),
             ghit: vec_of(n(gto, 1)),
+            after_n: vec_of(n(lrr || two, w)),
             req: vec_of(n(gto || two, w)),
             first: vec_of(n(gto || two, w)),
             young: vec_of(n(gto || two, w)),
@@ -207,7 +214,6 @@ impl Scheduler {
             dfound: vec_of(n(two, 1)),
             swap: vec_of(n(two, 1)),
             _warps: w,
-            _one: 1,
             _lrr: usize::from(lrr),
             _gto: usize::from(gto),
             _two: usize::from(two),
@@ -221,8 +227,11 @@ impl Logic for Scheduler {
     #[hdl_gen]
     fn update(&mut self) {
         // ---- registered state: clocks and hold ----
-        self.last.clock.next = self.clock.val();
-        self.last.d.next = self.last.q.val();
+        self.last_oh.clock.next = self.clock.val();
+        self.after.clock.next = self.clock.val();
+        for w in 0..self._warps {
+            self.last_oh.d[w].next = self.last_oh.q[w].val();
+        }
         self.greedy.clock.next = self.clock.val();
         self.order.clock.next = self.clock.val();
         self.act.clock.next = self.clock.val();
@@ -246,12 +255,7 @@ impl Logic for Scheduler {
         for _r in 0..self._rr {
             for w in 0..self._warps {
                 self.rr_pick.req[w].next = self.elig[w].val();
-                self.rr_pick.from[w].next = false;
-            }
-            // Warp 0 is never after `last` (the loop starts at 1 so that no comparison is
-            // constant, which Verilator's -Wall reports as UNSIGNED).
-            for w in self._one..self._warps {
-                self.rr_pick.from[w].next = self.wid[w].val() > self.last.q.val();
+                self.rr_pick.from[w].next = self.after.q[w].val();
             }
             for w in 0..self._warps {
                 self.pick[w].next = self.rr_pick.grant[w].val();
@@ -266,9 +270,7 @@ impl Logic for Scheduler {
             for w in 0..self._warps {
                 self.req[w].next = self.ready[w].val();
                 self.ghit[g].next = self.ghit[g].val()
-                    | (self.ready[w].val()
-                        & (self.wid[w].val() == self.last.q.val())
-                        & self.greedy.q[g].val());
+                    | (self.ready[w].val() & self.last_oh.q[w].val() & self.greedy.q[g].val());
             }
         }
         // ---- two-level: swap candidates ----
@@ -300,21 +302,16 @@ impl Logic for Scheduler {
             }
         }
         for g in 0..self._gto {
-            // `first` is one-hot (the order is total); through the pick it is the same, and
-            // its `any` is "some warp is ready".
-            for w in 0..self._warps {
-                self.rr_pick.req[w].next = self.first[w].val();
-                self.rr_pick.from[w].next = false;
-            }
+            // `first` is one-hot (the order is total) and some warp is oldest when any is
+            // ready: no first-one pass after it.
             for w in 0..self._warps {
                 if self.ghit[g].val() {
-                    self.pick[w].next =
-                        self.ready[w].val() & (self.wid[w].val() == self.last.q.val());
+                    self.pick[w].next = self.ready[w].val() & self.last_oh.q[w].val();
                 } else {
-                    self.pick[w].next = self.rr_pick.grant[w].val();
+                    self.pick[w].next = self.first[w].val();
                 }
+                self.found.next = self.found.val() | self.ready[w].val();
             }
-            self.found.next = self.rr_pick.any[0].val();
         }
 
         // ---- outputs ----
@@ -328,8 +325,30 @@ impl Logic for Scheduler {
         self.grant_warp.next = self.sel.val();
 
         // ---- pointer / greedy update ----
-        if self.issued.val() & self.found.val() {
-            self.last.d.next = self.sel.val();
+        for w in 0..self._warps {
+            if self.issued.val() & self.found.val() {
+                self.last_oh.d[w].next = self.pick[w].val();
+            }
+            if self.reset.val() {
+                self.last_oh.d[w].next = self.last_init[w].val();
+            }
+        }
+        for _r in 0..self._rr {
+            for w in 0..self._warps {
+                self.after_n[w].next = false;
+                for j in 0..self._warps {
+                    if j < w {
+                        self.after_n[w].next = self.after_n[w].val() | self.pick[j].val();
+                    }
+                }
+                self.after.d[w].next = self.after.q[w].val();
+                if self.issued.val() & self.found.val() {
+                    self.after.d[w].next = self.after_n[w].val();
+                }
+                if self.reset.val() {
+                    self.after.d[w].next = false;
+                }
+            }
         }
         for g in 0..self._gto {
             if self.issued.val() & self.found.val() {
@@ -338,9 +357,6 @@ impl Logic for Scheduler {
             if self.reset.val() {
                 self.greedy.d[g].next = false;
             }
-        }
-        if self.reset.val() {
-            self.last.d.next = self.last_init.val();
         }
 
         // ---- GTO: launched warps become the youngest; reset = all warps launched at once ----
