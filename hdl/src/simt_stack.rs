@@ -227,6 +227,9 @@ pub struct SimtStack<const L: usize> {
     /// Warp of the command; values >= `warps` select no warp. A command for a `busy` warp is
     /// ignored (the SM never gives one).
     pub cmd_warp: Signal<In, Bits<WARP_BITS>>,
+    /// `cmd_warp` one-hot (`cmd_sel[w]` = `cmd_warp == w`; all 0 for no warp), registered by
+    /// the owner with `cmd_warp` (the select is then not decoded in the command cycle).
+    pub cmd_sel: Vec<Signal<In, Bit>>,
     /// split: reconvergence PC.
     pub cmd_rpc: Signal<In, Bits<32>>,
     /// reset: start PC; set_pc: new PC; split: PC of the first pushed entry.
@@ -402,6 +405,7 @@ impl<const L: usize> SimtStack<L> {
             rst: Default::default(),
             cmd_op: Default::default(),
             cmd_warp: Default::default(),
+            cmd_sel: crate::sigs(warps),
             cmd_rpc: Default::default(),
             cmd_pc_a: Default::default(),
             cmd_mask_a: Default::default(),
@@ -548,7 +552,7 @@ impl<const L: usize> Logic for SimtStack<L> {
         self.c_any.next = false;
         self.c_busy.next = false;
         for w in 0..self._warps {
-            self.sel[w].next = self.cmd_warp.val() == self.warp_id[w].val();
+            self.sel[w].next = self.cmd_sel[w].val();
             self.c_any.next = self.c_any.val() | self.sel[w].val();
             self.c_busy.next = self.c_busy.val() | (self.sel[w].val() & self.bsy[w].q.val());
             self.c_mux_rpc.sel[w].next = self.sel[w].val();

@@ -586,7 +586,7 @@ impl<const L: usize> Sm<L> {
             tags: TagTable::new(tags, w, (cfg.imem_bytes - 1) & !3),
             faults: FaultCapture::default(),
             stack: SimtStack::from_config(cfg),
-            sport: Default::default(),
+            sport: StackPort::new(w),
             pack_wb: WordPack::new(L),
             pack_st_addr: WordPack::new(L),
             pack_st_data: WordPack::new(L),
@@ -1703,6 +1703,9 @@ impl<const L: usize> Logic for Sm<L> {
                     self.sport.launch_redirect_warp.next = self.launch.redirect_warp.val();
                     self.stack.cmd_op.next = self.sport.cmd_op.val();
                     self.stack.cmd_warp.next = self.sport.cmd_warp.val();
+                    for w in 0..self._warps {
+                        self.stack.cmd_sel[w].next = self.sport.cmd_sel[w].val();
+                    }
                     self.stack.cmd_rpc.next = self.sport.cmd_rpc.val();
                     self.stack.cmd_pc_a.next = self.sport.cmd_pc_a.val();
                     self.stack.cmd_mask_a.next = self.sport.cmd_mask_a.val();

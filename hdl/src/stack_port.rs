@@ -13,7 +13,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::scoreboard::WARP_BITS;
+use crate::scoreboard::{RegVec, WARP_BITS};
 use crate::simt_stack::{OP_NOP, OP_RESET};
 
 /// One SIMT-stack command (the stack's `cmd_*` inputs, docs/microarch/simt_stack.md).
@@ -48,6 +48,9 @@ pub struct StackPort<const L: usize> {
     /// The registered command, to the stack's `cmd_*`.
     pub cmd_op: Signal<Out, Bits<3>>,
     pub cmd_warp: Signal<Out, Bits<WARP_BITS>>,
+    /// `cmd_warp` one-hot (`cmd_sel[w]` = `cmd_warp == w`, all 0 for no warp), registered
+    /// with it, so that the stack's warp select is not decoded in the command cycle.
+    pub cmd_sel: Vec<Signal<Out, Bit>>,
     pub cmd_rpc: Signal<Out, Bits<32>>,
     pub cmd_pc_a: Signal<Out, Bits<32>>,
     pub cmd_mask_a: Signal<Out, Bits<L>>,
@@ -63,6 +66,9 @@ pub struct StackPort<const L: usize> {
     pub launch_redirect_warp_q: Signal<Out, Bits<WARP_BITS>>,
     op_q: DFF<Bits<3>>,
     warp_q: DFF<Bits<WARP_BITS>>,
+    sel_q: RegVec<Bit>,
+    /// Warp numbers as constants of the port width.
+    k_wid: Vec<Constant<Bits<WARP_BITS>>>,
     rpc_q: DFF<Bits<32>>,
     pc_a_q: DFF<Bits<32>>,
     mask_a_q: DFF<Bits<L>>,
@@ -76,8 +82,9 @@ pub struct StackPort<const L: usize> {
     k_op_reset: Constant<Bits<3>>,
 }
 
-impl<const L: usize> Default for StackPort<L> {
-    fn default() -> Self {
+impl<const L: usize> StackPort<L> {
+    /// The port of an SM of `warps` warps.
+    pub fn new(warps: usize) -> Self {
         StackPort {
             clock: Default::default(),
             reset: Default::default(),
@@ -92,6 +99,7 @@ impl<const L: usize> Default for StackPort<L> {
             launch_redirect_warp: Default::default(),
             cmd_op: Default::default(),
             cmd_warp: Default::default(),
+            cmd_sel: crate::sigs(warps),
             cmd_rpc: Default::default(),
             cmd_pc_a: Default::default(),
             cmd_mask_a: Default::default(),
@@ -104,6 +112,10 @@ impl<const L: usize> Default for StackPort<L> {
             launch_redirect_warp_q: Default::default(),
             op_q: Default::default(),
             warp_q: Default::default(),
+            sel_q: RegVec::new(warps),
+            k_wid: (0..warps)
+                .map(|w| Constant::new((w as u64).to_bits()))
+                .collect(),
             rpc_q: Default::default(),
             pc_a_q: Default::default(),
             mask_a_q: Default::default(),
@@ -138,6 +150,11 @@ impl<const L: usize> Logic for StackPort<L> {
             self.warp_q.d.next = self.launch_warp.val();
             self.pc_a_q.d.next = self.launch_pc.val();
             self.mask_a_q.d.next = self.launch_mask.val();
+        }
+        self.sel_q.clock.next = self.clock.val();
+        for w in 0..self.cmd_sel.len() {
+            self.sel_q.d[w].next = self.warp_q.d.val() == self.k_wid[w].val();
+            self.cmd_sel[w].next = self.sel_q.q[w].val();
         }
         self.bu_rv_q.d.next = self.bu_redirect_valid.val();
         self.bu_rw_q.d.next = self.bu_redirect_warp.val();

@@ -248,6 +248,8 @@ struct Dut {
     rst: PortId,
     op: PortId,
     warp: PortId,
+    /// `cmd_sel[w]`: the one-hot form of `cmd_warp` (the SM's stack port registers both).
+    sel: Vec<PortId>,
     rpc: PortId,
     pc_a: PortId,
     mask_a: PortId,
@@ -307,6 +309,7 @@ impl Dut {
             rst: p("rst"),
             op: p("cmd_op"),
             warp: p("cmd_warp"),
+            sel: pv("cmd_sel"),
             rpc: p("cmd_rpc"),
             pc_a: p("cmd_pc_a"),
             mask_a: p("cmd_mask_a"),
@@ -359,6 +362,9 @@ impl Dut {
         };
         self.m.set(self.op, op);
         self.m.set(self.warp, u64::from(warp));
+        for (w, &port) in self.sel.iter().enumerate() {
+            self.m.set(port, u64::from(w as u64 == u64::from(warp)));
+        }
         self.m.set(self.rpc, u64::from(rpc));
         self.m.set(self.pc_a, u64::from(a.0));
         self.m.set(self.mask_a, u64::from(a.1));
