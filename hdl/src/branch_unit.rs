@@ -516,13 +516,46 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.rpc.next = self.k_rpc_none.val();
         }
 
-        self.cmd_op.next = self.k_op_nop.val();
+        // The command's operands, chosen by the instruction's kind only. The SIMT stack reads
+        // them only for the commands that use them (set_pc: pc_a; exit: mask_a; split: all)
+        // and never for a nop, so the fault checks, the phase and whether a branch diverges
+        // (all in `cmd_op` below) are not in front of them.
         self.cmd_warp.next = self.s_warp.q.val();
-        self.cmd_rpc.next = self.k_zero32.val();
+        self.cmd_rpc.next = self.rpc.val();
         self.cmd_pc_a.next = self.pc4.val();
-        self.cmd_mask_a.next = self.k_zero_mask.val();
-        self.cmd_pc_b.next = self.k_zero32.val();
-        self.cmd_mask_b.next = self.k_zero_mask.val();
+        self.cmd_mask_a.next = self.s_mask.q.val();
+        self.cmd_pc_b.next = self.br_target.val();
+        self.cmd_mask_b.next = self.s_taken.q.val();
+        if self.s_branch.q.val() {
+            // The larger side is pushed first (a); on a tie the taken side is on top. A
+            // uniformly taken branch has `major` (no lane not taken) and sets the target, one
+            // taken nowhere has not and sets pc + 4: the same choice.
+            self.cmd_mask_a.next = self.not_taken.val();
+            if self.major.val() {
+                self.cmd_pc_a.next = self.br_target.val();
+                self.cmd_mask_a.next = self.s_taken.q.val();
+                self.cmd_pc_b.next = self.pc4.val();
+                self.cmd_mask_b.next = self.not_taken.val();
+            }
+        }
+        if self.s_jal.q.val() {
+            self.cmd_pc_a.next = self.br_target.val();
+        }
+        if self.s_jalr.q.val() {
+            // Divergent call: the others re-execute the jalr after the call returns.
+            self.cmd_rpc.next = self.pc4.val();
+            self.cmd_pc_a.next = self.s_target.q.val();
+            if self.s_group.q.val() != self.s_mask.q.val() {
+                self.cmd_pc_a.next = self.s_pc.q.val();
+            }
+            self.cmd_mask_a.next = self.others.val();
+            self.cmd_pc_b.next = self.s_target.q.val();
+            self.cmd_mask_b.next = self.s_group.q.val();
+        }
+        if self.s_tmc.q.val() {
+            self.cmd_mask_a.next = self.s_ending.q.val();
+        }
+        self.cmd_op.next = self.k_op_nop.val();
         self.fault_valid.next = false;
         self.fault_warp.next = self.s_warp.q.val();
         self.fault_pc.next = self.s_pc.q.val();
@@ -535,7 +568,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
             // Non-control instruction that ends a block: the stack pops after it.
             self.cmd_op.next = self.k_op_set_pc.val();
             if self.s_jal.q.val() {
-                self.cmd_pc_a.next = self.br_target.val();
                 if (self.br_target.val() & self.k_low2.val()) != self.k_zero32.val() {
                     self.cmd_op.next = self.k_op_nop.val();
                     self.fault_valid.next = true;
@@ -544,23 +576,10 @@ impl<const L: usize> Logic for BranchUnit<L> {
                 }
             }
             if self.s_branch.q.val() {
-                if self.s_taken.q.val() == self.s_mask.q.val() {
-                    self.cmd_pc_a.next = self.br_target.val();
-                } else if self.s_taken.q.val() != self.k_zero_mask.val() {
+                if (self.s_taken.q.val() != self.s_mask.q.val())
+                    & (self.s_taken.q.val() != self.k_zero_mask.val())
+                {
                     self.cmd_op.next = self.k_op_split.val();
-                    self.cmd_rpc.next = self.rpc.val();
-                    // The larger side is pushed first (a); on a tie the taken side is on top.
-                    if self.major.val() {
-                        self.cmd_pc_a.next = self.br_target.val();
-                        self.cmd_mask_a.next = self.s_taken.q.val();
-                        self.cmd_pc_b.next = self.pc4.val();
-                        self.cmd_mask_b.next = self.not_taken.val();
-                    } else {
-                        self.cmd_pc_a.next = self.pc4.val();
-                        self.cmd_mask_a.next = self.not_taken.val();
-                        self.cmd_pc_b.next = self.br_target.val();
-                        self.cmd_mask_b.next = self.s_taken.q.val();
-                    }
                     if self.s_recon.q.val().get_bits::<2>(0) == self.k_kind_none.val() {
                         self.cmd_op.next = self.k_op_nop.val();
                         self.fault_valid.next = true;
@@ -581,15 +600,9 @@ impl<const L: usize> Logic for BranchUnit<L> {
                 }
             }
             if self.s_jalr.q.val() {
-                self.cmd_pc_a.next = self.s_target.q.val();
                 if self.s_group.q.val() != self.s_mask.q.val() {
                     // Divergent call: the others re-execute the jalr after the call returns.
                     self.cmd_op.next = self.k_op_split.val();
-                    self.cmd_rpc.next = self.pc4.val();
-                    self.cmd_pc_a.next = self.s_pc.q.val();
-                    self.cmd_mask_a.next = self.others.val();
-                    self.cmd_pc_b.next = self.s_target.q.val();
-                    self.cmd_mask_b.next = self.s_group.q.val();
                     if self.s_rd_zero.q.val() {
                         self.cmd_op.next = self.k_op_nop.val();
                         self.fault_valid.next = true;
@@ -617,7 +630,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
             }
             if self.s_exit.q.val() {
                 self.cmd_op.next = self.k_op_exit.val();
-                self.cmd_mask_a.next = self.s_mask.q.val();
             }
             if self.s_tmc.q.val() {
                 if self.s_phase2.q.val() | !self.s_ends_some.q.val() {
@@ -625,7 +637,6 @@ impl<const L: usize> Logic for BranchUnit<L> {
                     self.cmd_op.next = self.k_op_set_pc.val();
                 } else {
                     self.cmd_op.next = self.k_op_exit.val();
-                    self.cmd_mask_a.next = self.s_ending.q.val();
                     if self.s_two.q.val() {
                         self.done.next = false;
                     }
