@@ -426,7 +426,13 @@ pub struct LoadStoreUnit {
     st_mask: Signal<Local, Bits<32>>,
     lim: Signal<Local, Bits<32>>,
     lim_ok: Signal<Local, Bit>,
+    /// `lim`'s top four bits and the other 28.
+    lim_top: Signal<Local, Bits<4>>,
+    lim_low: Signal<Local, Bits<28>>,
     addr: Vec<Signal<Local, Bits<32>>>,
+    /// `addr - SMEM_BASE`'s top four bits (`SMEM_BASE`'s other bits are 0: the low 28 bits of
+    /// the difference are the address's, no 32-bit subtraction in front of the compare).
+    off_top: Vec<Signal<Local, Bits<4>>>,
     mis: Vec<Signal<Local, Bit>>,
     glob: Vec<Signal<Local, Bit>>,
     shr: Vec<Signal<Local, Bit>>,
@@ -484,7 +490,8 @@ pub struct LoadStoreUnit {
     k_not3: Constant<Bits<32>>,
     k_gmask: Constant<Bits<32>>,
     k_gbase: Constant<Bits<32>>,
-    k_sbase: Constant<Bits<32>>,
+    /// `SMEM_BASE`'s top four bits (the others are 0: checked in `new`).
+    k_sbase_top: Constant<Bits<4>>,
     k_size_byte: Constant<Bits<2>>,
     k_size_half: Constant<Bits<2>>,
     k_size_word: Constant<Bits<2>>,
@@ -630,6 +637,9 @@ impl LoadStoreUnit {
             st_mask: Default::default(),
             lim: Default::default(),
             lim_ok: Default::default(),
+            lim_top: Default::default(),
+            lim_low: Default::default(),
+            off_top: vec_of(lanes),
             addr: vec_of(lanes),
             mis: vec_of(lanes),
             glob: vec_of(lanes),
@@ -678,7 +688,10 @@ impl LoadStoreUnit {
             k_not3: k32(!3),
             k_gmask: k32(!(cfg.gmem_bytes - 1)),
             k_gbase: k32(GMEM_BASE),
-            k_sbase: k32(SMEM_BASE),
+            k_sbase_top: {
+                assert_eq!(SMEM_BASE & 0x0fff_ffff, 0, "SMEM_BASE's low 28 bits are 0");
+                k4((SMEM_BASE >> 28) as u8)
+            },
             k_size_byte: k2(SIZE_BYTE),
             k_size_half: k2(SIZE_HALF),
             k_size_word: k2(SIZE_WORD),
@@ -767,16 +780,23 @@ impl Logic for LoadStoreUnit {
         // Shared window: (addr - SMEM_BASE) + size <= smem_size.
         self.lim.next = self.in_smem_size.val() - self.size_bytes.val();
         self.lim_ok.next = self.in_smem_size.val() >= self.size_bytes.val();
+        self.lim_top.next = self.lim.val().get_bits::<4>(28);
+        self.lim_low.next = self.lim.val().get_bits::<28>(0);
         for l in 0..self._lanes {
             self.addr[l].next = self.in_base[l].val() + self.in_offset.val();
             self.mis[l].next = (self.sz_half.val() & self.addr[l].val().get_bit(0))
                 | (self.sz_word.val()
                     & (self.addr[l].val().get_bit(0) | self.addr[l].val().get_bit(1)));
             self.glob[l].next = (self.addr[l].val() & self.k_gmask.val()) == self.k_gbase.val();
+            // `addr >= SMEM_BASE` and `addr - SMEM_BASE <= lim`, compared as (top four bits,
+            // low 28): `SMEM_BASE`'s low bits are 0, so only the top nibble is subtracted.
+            self.off_top[l].next = self.addr[l].val().get_bits::<4>(28) - self.k_sbase_top.val();
             self.shr[l].next = !self.glob[l].val()
-                & (self.addr[l].val() >= self.k_sbase.val())
+                & (self.addr[l].val().get_bits::<4>(28) >= self.k_sbase_top.val())
                 & self.lim_ok.val()
-                & ((self.addr[l].val() - self.k_sbase.val()) <= self.lim.val());
+                & ((self.off_top[l].val() < self.lim_top.val())
+                    | ((self.off_top[l].val() == self.lim_top.val())
+                        & (self.addr[l].val().get_bits::<28>(0) <= self.lim_low.val())));
             self.flt[l].next = self.in_mask[l].val()
                 & (self.mis[l].val() | !(self.glob[l].val() | self.shr[l].val()));
             self.flt_r.d[l].next = self.flt[l].val();

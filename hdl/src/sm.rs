@@ -255,6 +255,8 @@ pub struct Sm<const L: usize> {
     /// shared size is fixed for a kernel, so the room check starts from flip-flops, not from
     /// the launch parameter's adder chain (ECP5 critical path on f63e5a0, docs/fpga.md).
     need_q: RegVec<Bits<16>>,
+    /// `round4(shared)`, all 32 bits, registered for the LSU's shared-window check.
+    need32_q: RegVec<Bits<32>>,
     need_big_q: RegVec<Bit>,
     /// Per resident-CTA count `k` (0 ..= warps): whether `k + 1` regions of round4(shared)
     /// would exceed the shared memory, registered from `need_q` (stored as "over" so that the
@@ -640,6 +642,7 @@ impl<const L: usize> Sm<L> {
             room_q: RegVec::new(1),
             res_q: RegVec::new(1),
             need_q: RegVec::new(1),
+            need32_q: RegVec::new(1),
             need_big_q: RegVec::new(1),
             over_q: RegVec::new(w + 1),
             free_q: RegVec::new(1),
@@ -856,6 +859,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.room_q.clock.next = self.clock.val();
         self.res_q.clock.next = self.clock.val();
         self.need_q.clock.next = self.clock.val();
+        self.need32_q.clock.next = self.clock.val();
         self.need_big_q.clock.next = self.clock.val();
         self.iss_word.clock.next = self.clock.val();
         self.iss_dec.clock.next = self.clock.val();
@@ -958,6 +962,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.smem_need.next =
                         (self.k_shared.val() + self.k_three.val()) & self.k_not3.val();
                     self.need_q.d[0].next = self.smem_need.val().get_bits::<16>(0);
+                    self.need32_q.d[0].next = self.smem_need.val();
                     self.need_big_q.d[0].next =
                         self.smem_need.val().get_bits::<16>(16) != self.k_zero16.val();
                     self.res_q.d[0].next = self.res_cnt.val();
@@ -1513,7 +1518,9 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                     }
                     self.lsu.in_smem_base.next = self.e_smem.val();
-                    self.lsu.in_smem_size.next = self.smem_need.val();
+                    // Registered (the shared size is fixed while a kernel runs): the parameter's
+                    // rounding is not in front of the LSU's window check.
+                    self.lsu.in_smem_size.next = self.need32_q.q[0].val();
                     self.bu.in_valid.next = self.dreg.e_to_bu.val() & !self.halted.val();
                     self.bu.in_warp.next = self.dreg.e_warp.val();
                     self.bu.in_pc.next = self.dreg.e_pc.val();
