@@ -106,10 +106,10 @@ pub struct DispatchRegister<const L: usize> {
     pub e_div_data: Vec<Signal<Out, Bits<32>>>,
     pub e_lsu_data: Vec<Signal<Out, Bits<32>>>,
     pub e_bu_data: Vec<Signal<Out, Bits<32>>>,
-    // ---- a shift's amount per lane and its by-zero flag, chosen in the dispatch cycle (the
-    // multiplier forms the exponent from the registered amount: hdl/src/multiplier.rs)
-    pub d_amount: Vec<Signal<In, Bits<5>>>,
-    pub e_amount: Vec<Signal<Out, Bits<5>>>,
+    // ---- a shift's exponent per lane and its by-zero flags (hdl/src/multiplier.rs,
+    // `ShiftExponent`), computed in the dispatch cycle
+    pub d_expo: Vec<Signal<In, Bits<5>>>,
+    pub e_expo: Vec<Signal<Out, Bits<5>>>,
     pub d_by_zero: Vec<Signal<In, Bit>>,
     pub e_by_zero: Vec<Signal<Out, Bit>>,
 
@@ -148,7 +148,7 @@ pub struct DispatchRegister<const L: usize> {
     div_data: RegVec<Bits<32>>,
     lsu_data: RegVec<Bits<32>>,
     bu_data: RegVec<Bits<32>>,
-    amount: RegVec<Bits<5>>,
+    expo: RegVec<Bits<5>>,
     by_zero: RegVec<Bit>,
     _n: usize,
     /// `2 L`: the words of sources 0 and 1.
@@ -229,8 +229,8 @@ impl<const L: usize> DispatchRegister<L> {
             e_div_data: crate::sigs(2 * L),
             e_lsu_data: crate::sigs(2 * L),
             e_bu_data: crate::sigs(n),
-            d_amount: crate::sigs(L),
-            e_amount: crate::sigs(L),
+            d_expo: crate::sigs(L),
+            e_expo: crate::sigs(L),
             d_by_zero: crate::sigs(L),
             e_by_zero: crate::sigs(L),
             to_alu: Default::default(),
@@ -268,7 +268,7 @@ impl<const L: usize> DispatchRegister<L> {
             div_data: RegVec::new(2 * L),
             lsu_data: RegVec::new(2 * L),
             bu_data: RegVec::new(n),
-            amount: RegVec::new(L),
+            expo: RegVec::new(L),
             by_zero: RegVec::new(L),
             _n: n,
             _n2: 2 * L,
@@ -318,11 +318,11 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.div_data.clock.next = self.clock.val();
         self.lsu_data.clock.next = self.clock.val();
         self.bu_data.clock.next = self.clock.val();
-        self.amount.clock.next = self.clock.val();
+        self.expo.clock.next = self.clock.val();
         self.by_zero.clock.next = self.clock.val();
         for l in 0..L {
-            self.amount.d[l].next = self.d_amount[l].val();
-            self.e_amount[l].next = self.amount.q[l].val();
+            self.expo.d[l].next = self.d_expo[l].val();
+            self.e_expo[l].next = self.expo.q[l].val();
             self.by_zero.d[l].next = self.d_by_zero[l].val();
             self.e_by_zero[l].next = self.by_zero.q[l].val();
         }

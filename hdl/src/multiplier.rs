@@ -95,10 +95,10 @@ pub fn shift_op_code(op: AluOp) -> Option<u8> {
     }
 }
 
-/// A shift's exponent, computed in the multiplier's issue cycle from the registered shift
-/// amount (`rs2[4:0]` or the immediate's): `expo = sh` for a left shift or a shift by 0,
-/// `32 − sh` (mod 32) for a right shift. Combinational, in front of the power of two's decode;
-/// the by-zero flag (`sh = 0`) is computed in the dispatch cycle and registered with the amount.
+/// A shift's exponent, computed in the dispatch cycle from the shift amount (`rs2[4:0]` or the
+/// immediate's): `expo = sh` for a left shift or a shift by 0, `32 − sh` (mod 32) for a right
+/// shift; `by_zero` when `sh = 0`. Combinational; the dispatch register holds its outputs for
+/// the multiplier's issue cycle.
 #[derive(LogicBlock, Default)]
 pub struct ShiftExponent {
     /// The shift amount.
@@ -106,15 +106,16 @@ pub struct ShiftExponent {
     /// A right shift (`srl`, `sra`).
     pub right: Signal<In, Bit>,
     pub expo: Signal<Out, Bits<5>>,
+    pub by_zero: Signal<Out, Bit>,
 }
 
 impl Logic for ShiftExponent {
     #[hdl_gen]
     fn update(&mut self) {
-        // Written as bit logic, not `0 − sh`: yosys made that a carry chain, the end of
-        // `tiny`'s placed critical path on a0df5a5 (dispatch data → exponent, when the
-        // exponent was computed in the dispatch cycle). `−sh` (mod 32) flips every bit above
-        // the lowest set one: `sh ^ (prefix-OR(sh) << 1)`.
+        // Written as bit logic, not `== 0` and `0 − sh`: yosys made those carry chains, the
+        // end of `tiny`'s placed critical path on a0df5a5 (dispatch data → exponent). `−sh`
+        // (mod 32) flips every bit above the lowest set one: `sh ^ (prefix-OR(sh) << 1)`.
+        self.by_zero.next = !self.amount.val().any();
         self.expo.next = self.amount.val();
         if self.right.val() {
             self.expo.next = self.amount.val()
@@ -135,9 +136,8 @@ pub struct MulLane {
     /// The op is a shift (`sll` with `op` mul, `srl` with mulhu, `sra` with mulhsu): `a` is
     /// multiplied by `2^expo` instead of `b`.
     pub shift: Signal<In, Bit>,
-    /// A shift's amount (registered); its exponent is formed here ([`ShiftExponent`]; a right
-    /// shift has an `op` other than mul).
-    pub amount: Signal<In, Bits<5>>,
+    /// A shift's exponent ([`ShiftExponent`]).
+    pub expo: Signal<In, Bits<5>>,
     /// A shift's amount is 0: the result is the low word (`a · 1`) whatever the shift.
     pub by_zero: Signal<In, Bit>,
     pub a: Signal<In, Bits<32>>,
@@ -147,9 +147,7 @@ pub struct MulLane {
     pub result: Signal<Out, Bits<32>>,
     /// The lane's mask bit of the op issued `latency` cycles ago.
     pub active_out: Signal<Out, Bit>,
-    // Stage 0: a shift's exponent and power of two, partial products and correction.
-    shx: ShiftExponent,
-    expo: Signal<Local, Bits<5>>,
+    // Stage 0: a shift's power of two, partial products and correction.
     m_op: Signal<Local, Bits<2>>,
     m_b: Signal<Local, Bits<32>>,
     a_lo: Signal<Local, Bits<16>>,
@@ -242,10 +240,8 @@ impl MulLane {
             clock: Default::default(),
             op: Default::default(),
             shift: Default::default(),
-            amount: Default::default(),
-            by_zero: Default::default(),
-            shx: Default::default(),
             expo: Default::default(),
+            by_zero: Default::default(),
             a: Default::default(),
             b: Default::default(),
             active: Default::default(),
@@ -324,11 +320,7 @@ impl MulLane {
 impl Logic for MulLane {
     #[hdl_gen]
     fn update(&mut self) {
-        // A shift multiplies by `2^expo` (module documentation): the exponent from the
-        // registered amount, then its power of two, in front of the `MULT18X18D`s.
-        self.shx.amount.next = self.amount.val();
-        self.shx.right.next = self.op.val() != self.op_mul.val();
-        self.expo.next = self.shx.expo.val();
+        // A shift multiplies by `2^expo` (module documentation); its exponent comes registered.
         self.m_op.next = self.op.val();
         self.m_b.next = self.b.val();
         if self.shift.val() {
@@ -505,8 +497,8 @@ impl Logic for MulLane {
 /// | `in_mask[i]` | in | 1 | lane `i` is active |
 /// | `in_a[i]`, `in_b[i]` | in | 32 | operands (`rs1`, `rs2`) of lane `i` (`in_b` unused by a shift) |
 /// | `in_shift` | in | 1 | the op is a shift ([`shift_op_code`]) |
-/// | `in_amount[i]` | in | 5 | a shift's amount in lane `i` (its exponent is formed in the lane: [`ShiftExponent`]) |
-/// | `in_by_zero[i]` | in | 1 | lane `i`'s shift amount is 0 |
+/// | `in_expo[i]` | in | 5 | a shift's exponent in lane `i` ([`ShiftExponent`]) |
+/// | `in_by_zero[i]` | in | 1 | lane `i`'s shift amount is 0 ([`ShiftExponent`]) |
 /// | `out_valid` | out | 1 | the op issued `mul_latency` cycles ago completes now |
 /// | `out_tag` | out | 8 | its tag |
 /// | `out_mask[i]` | out | 1 | its mask |
@@ -517,10 +509,9 @@ pub struct Multiplier {
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
     pub in_op: Signal<In, Bits<2>>,
-    /// The op is a shift ([`shift_op_code`]): lane `i` multiplies by `2^expo`, the exponent
-    /// of `in_amount[i]`.
+    /// The op is a shift ([`shift_op_code`]): lane `i` multiplies by `2^in_expo[i]`.
     pub in_shift: Signal<In, Bit>,
-    pub in_amount: Vec<Signal<In, Bits<5>>>,
+    pub in_expo: Vec<Signal<In, Bits<5>>>,
     pub in_by_zero: Vec<Signal<In, Bit>>,
     pub in_tag: Signal<In, Bits<TAG_BITS>>,
     pub in_mask: Vec<Signal<In, Bit>>,
@@ -565,7 +556,7 @@ impl Multiplier {
             in_valid: Default::default(),
             in_op: Default::default(),
             in_shift: Default::default(),
-            in_amount: (0..lanes).map(|_| Default::default()).collect(),
+            in_expo: (0..lanes).map(|_| Default::default()).collect(),
             in_by_zero: (0..lanes).map(|_| Default::default()).collect(),
             in_tag: Default::default(),
             in_mask: (0..lanes).map(|_| Default::default()).collect(),
@@ -610,7 +601,7 @@ impl Logic for Multiplier {
             self.lane[i].clock.next = self.clock.val();
             self.lane[i].op.next = self.in_op.val();
             self.lane[i].shift.next = self.in_shift.val();
-            self.lane[i].amount.next = self.in_amount[i].val();
+            self.lane[i].expo.next = self.in_expo[i].val();
             self.lane[i].by_zero.next = self.in_by_zero[i].val();
             self.lane[i].a.next = self.in_a[i].val();
             self.lane[i].b.next = self.in_b[i].val();
@@ -680,6 +671,7 @@ mod tests {
                 x.update_all();
                 let want = if right { (32 - sh) % 32 } else { sh };
                 assert_eq!(x.expo.val(), want.to_bits::<5>(), "sh {sh} right {right}");
+                assert_eq!(x.by_zero.val(), sh == 0, "sh {sh}");
             }
         }
     }

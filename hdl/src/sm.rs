@@ -10,7 +10,7 @@
 use crate::{k, sigs};
 use rust_hdl::prelude::*;
 use warpforge_config::{GpuConfig, SchedulerPolicy};
-use warpforge_isa::FaultCause;
+use warpforge_isa::{FaultCause, MulDivOp};
 
 use crate::alu::{Alu, ExecConfigError};
 use crate::branch_unit::{BranchUnit, NO_LANE};
@@ -25,7 +25,7 @@ use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
 use crate::lut_ram::{addr_bits_for, LutRamArray};
 use crate::mem_port::MemPort;
-use crate::multiplier::{shift_latency, Multiplier};
+use crate::multiplier::{mul_op_code, shift_latency, Multiplier, ShiftExponent};
 use crate::one_hot::OneHotMux;
 use crate::operand_collector::{OperandCollector, SM_SHAPE};
 use crate::perf_counters::PerfCounters;
@@ -144,8 +144,7 @@ pub struct Sm<const L: usize> {
     mul: Multiplier,
     /// Per lane: a shift's exponent, computed in the dispatch cycle (the multiplier's issue
     /// cycle then only decodes its power of two).
-    /// A shift's amount per lane (dispatch cycle).
-    sh_amount: Vec<Signal<Local, Bits<5>>>,
+    shx: Vec<ShiftExponent>,
     div: Divider,
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
@@ -422,6 +421,8 @@ pub struct Sm<const L: usize> {
     /// `stack_top`.
     k_lane_stack_neg: Vec<Constant<Bits<32>>>,
     k_step_lane: Constant<Bits<2>>,
+    /// The multiplier's op code of `mul` (every other op of a shift shifts right).
+    k_md_mul: Constant<Bits<2>>,
     k_step_stack: Constant<Bits<2>>,
     k_zero32: Constant<Bits<32>>,
     k_zero8: Constant<Bits<8>>,
@@ -575,7 +576,7 @@ impl<const L: usize> Sm<L> {
             oc: OperandCollector::with_shape(cfg, SM_SHAPE),
             alu: Alu::new(cfg)?,
             mul: Multiplier::new(cfg)?,
-            sh_amount: sigs(L),
+            shx: (0..L).map(|_| ShiftExponent::default()).collect(),
             div: Divider::new(cfg)?,
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
@@ -771,6 +772,9 @@ impl<const L: usize> Sm<L> {
                 .map(|l| k::<32>((l * cfg.stack_bytes as u64).wrapping_neg() & 0xffff_ffff))
                 .collect(),
             k_step_lane: k(STEP_LANE),
+            k_md_mul: k(u64::from(
+                mul_op_code(MulDivOp::Mul).expect("mul has a code"),
+            )),
             k_step_stack: k(STEP_STACK),
             k_zero32: k(0),
             k_zero8: k(0),
@@ -1414,16 +1418,14 @@ impl<const L: usize> Logic for Sm<L> {
                     }
                     // A shift's amount: the immediate's or `rs2`'s low five bits; a right shift
                     // has a multiplier op other than `mul` (hdl/src/multiplier.rs).
-                    // The amount and its by-zero flag are registered; the multiplier forms the
-                    // exponent (`32 − sh` for a right shift) from the registered amount.
                     for l in 0..self._lanes {
-                        self.sh_amount[l].next =
-                            self.oc.disp_data[nl + l].val().get_bits::<5>(0);
+                        self.shx[l].amount.next = self.oc.disp_data[nl + l].val().get_bits::<5>(0);
                         if self.ex_d.b_imm.val() {
-                            self.sh_amount[l].next = self.ex_d.imm.val().get_bits::<5>(0);
+                            self.shx[l].amount.next = self.ex_d.imm.val().get_bits::<5>(0);
                         }
-                        self.dreg.d_amount[l].next = self.sh_amount[l].val();
-                        self.dreg.d_by_zero[l].next = !self.sh_amount[l].val().any();
+                        self.shx[l].right.next = self.ex_d.md_op.val() != self.k_md_mul.val();
+                        self.dreg.d_expo[l].next = self.shx[l].expo.val();
+                        self.dreg.d_by_zero[l].next = self.shx[l].by_zero.val();
                     }
 
                     // ---------------- execution units (cycle D + 1), from the dispatch register;
@@ -1477,7 +1479,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.mul.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.mul.in_a[l].next = self.dreg.e_mul_data[l].val();
                         self.mul.in_b[l].next = self.dreg.e_mul_data[nl + l].val();
-                        self.mul.in_amount[l].next = self.dreg.e_amount[l].val();
+                        self.mul.in_expo[l].next = self.dreg.e_expo[l].val();
                         self.mul.in_by_zero[l].next = self.dreg.e_by_zero[l].val();
                         self.div.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.div.in_a[l].next = self.dreg.e_div_data[l].val();
