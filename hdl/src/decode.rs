@@ -11,6 +11,7 @@ use crate::k;
 use rust_hdl::prelude::*;
 
 use crate::multiplier::shift_op_code;
+use crate::one_hot::OneHotMux;
 use crate::{rename_top, verilog_of, BitPack, HdlError, Unused};
 use warpforge_isa::AluOp;
 
@@ -86,6 +87,10 @@ pub struct Decoder {
     imm_b: Signal<Local, Bits<32>>,
     imm_u: Signal<Local, Bits<32>>,
     imm_j: Signal<Local, Bits<32>>,
+    /// The immediate's format by the opcode alone (U, J, B, S; I for every other opcode) and
+    /// the choice among the five immediates.
+    fmt: Vec<Signal<Local, Bit>>,
+    imm_mux: OneHotMux<32>,
     sign: Signal<Local, Bits<32>>,
     csr_known: Signal<Local, Bit>,
     writes_rd: Signal<Local, Bit>,
@@ -196,6 +201,8 @@ impl Decoder {
             imm_b: Default::default(),
             imm_u: Default::default(),
             imm_j: Default::default(),
+            fmt: (0..5).map(|_| Default::default()).collect(),
+            imm_mux: OneHotMux::new(5, 1),
             sign: Default::default(),
             csr_known: Default::default(),
             writes_rd: Default::default(),
@@ -329,7 +336,6 @@ impl Logic for Decoder {
         self.a_zero.next = false;
         self.b_imm.next = false;
         self.b_four.next = false;
-        self.imm.next = self.k_zero32.val();
         self.writes_rd.next = false;
         self.rs1_valid.next = false;
         self.rs2_valid.next = false;
@@ -340,7 +346,6 @@ impl Logic for Decoder {
                 self.unit.next = self.k_unit[1].val();
                 self.a_zero.next = true;
                 self.b_imm.next = true;
-                self.imm.next = self.imm_u.val();
                 self.writes_rd.next = true;
             }
             if self.opcode.val() == self.k_op_auipc.val() {
@@ -348,7 +353,6 @@ impl Logic for Decoder {
                 self.unit.next = self.k_unit[1].val();
                 self.a_pc.next = true;
                 self.b_imm.next = true;
-                self.imm.next = self.imm_u.val();
                 self.writes_rd.next = true;
             }
             if self.opcode.val() == self.k_op_jal.val() {
@@ -357,7 +361,6 @@ impl Logic for Decoder {
                 self.unit.next = self.k_unit[1].val();
                 self.a_pc.next = true;
                 self.b_four.next = true;
-                self.imm.next = self.imm_j.val();
                 self.writes_rd.next = true;
             }
             if (self.opcode.val() == self.k_op_jalr.val()) & (self.f3.val() == self.k_f3[0].val()) {
@@ -366,7 +369,6 @@ impl Logic for Decoder {
                 self.unit.next = self.k_unit[1].val();
                 self.a_pc.next = true;
                 self.b_four.next = true;
-                self.imm.next = self.imm_i.val();
                 self.rs1_valid.next = true;
                 self.writes_rd.next = true;
             }
@@ -376,7 +378,6 @@ impl Logic for Decoder {
             {
                 self.illegal.next = false;
                 self.is_branch.next = true;
-                self.imm.next = self.imm_b.val();
                 self.rs1_valid.next = true;
                 self.rs2_valid.next = true;
             }
@@ -388,7 +389,6 @@ impl Logic for Decoder {
                 self.illegal.next = false;
                 self.is_load.next = true;
                 self.unit.next = self.k_unit[4].val();
-                self.imm.next = self.imm_i.val();
                 self.rs1_valid.next = true;
                 self.writes_rd.next = true;
             }
@@ -397,7 +397,6 @@ impl Logic for Decoder {
                 self.illegal.next = false;
                 self.is_store.next = true;
                 self.unit.next = self.k_unit[4].val();
-                self.imm.next = self.imm_s.val();
                 self.rs1_valid.next = true;
                 self.rs2_valid.next = true;
             }
@@ -411,7 +410,6 @@ impl Logic for Decoder {
                     self.illegal.next = false;
                     self.unit.next = self.k_unit[1].val();
                     self.b_imm.next = true;
-                    self.imm.next = self.imm_i.val();
                     self.rs1_valid.next = true;
                     self.writes_rd.next = true;
                     self.alu_op.next = self.word.val().get_bits::<4>(12) & self.k_alu_f3.val();
@@ -515,6 +513,28 @@ impl Logic for Decoder {
                 }
             }
         }
+
+        // The immediate, chosen by the opcode's format alone as a flat one-hot choice (not
+        // through the legality checks above): only instructions that have an immediate read
+        // it (docs/microarch/sm.md, "Tags"), so what it holds for the others does not matter.
+        // Through the checks it was 6 LUT levels, the end of `tiny`'s issue-cycle decode into
+        // the tag table (`w_exec`).
+        self.fmt[0].next = (self.opcode.val() == self.k_op_lui.val())
+            | (self.opcode.val() == self.k_op_auipc.val());
+        self.fmt[1].next = self.opcode.val() == self.k_op_jal.val();
+        self.fmt[2].next = self.opcode.val() == self.k_op_branch.val();
+        self.fmt[3].next = self.opcode.val() == self.k_op_store.val();
+        self.fmt[4].next =
+            !(self.fmt[0].val() | self.fmt[1].val() | self.fmt[2].val() | self.fmt[3].val());
+        for f in 0..5 {
+            self.imm_mux.sel[f].next = self.fmt[f].val();
+        }
+        self.imm_mux.d[0].next = self.imm_u.val();
+        self.imm_mux.d[1].next = self.imm_j.val();
+        self.imm_mux.d[2].next = self.imm_b.val();
+        self.imm_mux.d[3].next = self.imm_s.val();
+        self.imm_mux.d[4].next = self.imm_i.val();
+        self.imm.next = self.imm_mux.q[0].val();
 
         // An illegal word reads and writes nothing.
         if self.illegal.val() {
