@@ -422,13 +422,12 @@ pub struct LoadStoreUnit {
     sz_half: Signal<Local, Bit>,
     sz_word: Signal<Local, Bit>,
     size_n: Signal<Local, Bits<2>>,
-    size_bytes: Signal<Local, Bits<32>>,
     st_mask: Signal<Local, Bits<32>>,
-    lim: Signal<Local, Bits<32>>,
-    lim_ok: Signal<Local, Bit>,
-    /// `lim`'s top four bits and the other 28.
-    lim_top: Signal<Local, Bits<4>>,
-    lim_low: Signal<Local, Bits<28>>,
+    /// `in_smem_size` rounded down to a multiple of the access size, its top four bits and the
+    /// other 28 (the shared-window check, below).
+    sm_down: Signal<Local, Bits<32>>,
+    sm_top: Signal<Local, Bits<4>>,
+    sm_low: Signal<Local, Bits<28>>,
     addr: Vec<Signal<Local, Bits<32>>>,
     /// `addr - SMEM_BASE`'s top four bits (`SMEM_BASE`'s other bits are 0: the low 28 bits of
     /// the difference are the address's, no 32-bit subtraction in front of the compare).
@@ -482,8 +481,9 @@ pub struct LoadStoreUnit {
     k_lane: Vec<Constant<Bits<8>>>,
     k_zero32: Constant<Bits<32>>,
     k_one32: Constant<Bits<32>>,
-    k_two32: Constant<Bits<32>>,
     k_four32: Constant<Bits<32>>,
+    /// All bits but bit 0.
+    k_not1: Constant<Bits<32>>,
     k_byte: Constant<Bits<32>>,
     k_half: Constant<Bits<32>>,
     k_word: Constant<Bits<32>>,
@@ -633,12 +633,10 @@ impl LoadStoreUnit {
             sz_half: Default::default(),
             sz_word: Default::default(),
             size_n: Default::default(),
-            size_bytes: Default::default(),
             st_mask: Default::default(),
-            lim: Default::default(),
-            lim_ok: Default::default(),
-            lim_top: Default::default(),
-            lim_low: Default::default(),
+            sm_down: Default::default(),
+            sm_top: Default::default(),
+            sm_low: Default::default(),
             off_top: vec_of(lanes),
             addr: vec_of(lanes),
             mis: vec_of(lanes),
@@ -680,8 +678,8 @@ impl LoadStoreUnit {
                 .collect(),
             k_zero32: k32(0),
             k_one32: k32(1),
-            k_two32: k32(2),
             k_four32: k32(4),
+            k_not1: k32(!1),
             k_byte: k32(0xff),
             k_half: k32(0xffff),
             k_word: k32(0xffff_ffff),
@@ -766,37 +764,41 @@ impl Logic for LoadStoreUnit {
         self.sz_word.next = self.in_size.val().get_bit(1);
         self.sz_half.next = !self.in_size.val().get_bit(1) & self.in_size.val().get_bit(0);
         self.size_n.next = self.in_size.val();
-        self.size_bytes.next = self.k_one32.val();
         self.st_mask.next = self.k_byte.val();
         if self.sz_half.val() {
-            self.size_bytes.next = self.k_two32.val();
             self.st_mask.next = self.k_half.val();
         }
         if self.sz_word.val() {
             self.size_n.next = self.k_size_word.val();
-            self.size_bytes.next = self.k_four32.val();
             self.st_mask.next = self.k_word.val();
         }
-        // Shared window: (addr - SMEM_BASE) + size <= smem_size.
-        self.lim.next = self.in_smem_size.val() - self.size_bytes.val();
-        self.lim_ok.next = self.in_smem_size.val() >= self.size_bytes.val();
-        self.lim_top.next = self.lim.val().get_bits::<4>(28);
-        self.lim_low.next = self.lim.val().get_bits::<28>(0);
+        // Shared window: `off + size <= smem_size` with `off = addr - SMEM_BASE`. For an aligned
+        // access (a misaligned lane faults as misaligned whatever its window) `off` is a
+        // multiple of `size`, so this is `off < smem_size` rounded down to a multiple of `size`:
+        // no subtraction in front of the compare.
+        self.sm_down.next = self.in_smem_size.val();
+        if self.sz_half.val() {
+            self.sm_down.next = self.in_smem_size.val() & self.k_not1.val();
+        }
+        if self.sz_word.val() {
+            self.sm_down.next = self.in_smem_size.val() & self.k_not3.val();
+        }
+        self.sm_top.next = self.sm_down.val().get_bits::<4>(28);
+        self.sm_low.next = self.sm_down.val().get_bits::<28>(0);
         for l in 0..self._lanes {
             self.addr[l].next = self.in_base[l].val() + self.in_offset.val();
             self.mis[l].next = (self.sz_half.val() & self.addr[l].val().get_bit(0))
                 | (self.sz_word.val()
                     & (self.addr[l].val().get_bit(0) | self.addr[l].val().get_bit(1)));
             self.glob[l].next = (self.addr[l].val() & self.k_gmask.val()) == self.k_gbase.val();
-            // `addr >= SMEM_BASE` and `addr - SMEM_BASE <= lim`, compared as (top four bits,
-            // low 28): `SMEM_BASE`'s low bits are 0, so only the top nibble is subtracted.
+            // `addr >= SMEM_BASE` and `off < sm_down`, compared as (top four bits, low 28):
+            // `SMEM_BASE`'s low bits are 0, so only the top nibble is subtracted.
             self.off_top[l].next = self.addr[l].val().get_bits::<4>(28) - self.k_sbase_top.val();
             self.shr[l].next = !self.glob[l].val()
                 & (self.addr[l].val().get_bits::<4>(28) >= self.k_sbase_top.val())
-                & self.lim_ok.val()
-                & ((self.off_top[l].val() < self.lim_top.val())
-                    | ((self.off_top[l].val() == self.lim_top.val())
-                        & (self.addr[l].val().get_bits::<28>(0) <= self.lim_low.val())));
+                & ((self.off_top[l].val() < self.sm_top.val())
+                    | ((self.off_top[l].val() == self.sm_top.val())
+                        & (self.addr[l].val().get_bits::<28>(0) < self.sm_low.val())));
             self.flt[l].next = self.in_mask[l].val()
                 & (self.mis[l].val() | !(self.glob[l].val() | self.shr[l].val()));
             self.flt_r.d[l].next = self.flt[l].val();
