@@ -129,9 +129,7 @@ impl<const L: usize> StackPort<L> {
 impl<const L: usize> Logic for StackPort<L> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, op_q, warp_q, rpc_q, pc_a_q, mask_a_q, pc_b_q, mask_b_q
-        );
+        dff_setup!(self, clock, op_q, warp_q, rpc_q, pc_a_q, mask_a_q, pc_b_q, mask_b_q);
         self.op_q.d.next = self.branch.op.val();
         self.warp_q.d.next = self.branch.warp.val();
         self.rpc_q.d.next = self.branch.rpc.val();
