@@ -357,6 +357,8 @@ impl<const L: usize> BranchUnit<L> {
     }
 }
 
+// Each kind's checks stay nested under its kind flag, as for the other kinds (`jal` has one).
+#[allow(clippy::collapsible_if)]
 impl<const L: usize> Logic for BranchUnit<L> {
     #[hdl_gen]
     fn update(&mut self) {
