@@ -1749,14 +1749,16 @@ impl<const L: usize> Logic for Sm<L> {
                         self.fetch.redirect_pc[w].next = self.stack.tos_pc[w].val();
                         // After a pop that reads the new top from RAM, the stack is busy: the
                         // redirect waits for it.
-                        self.redir_want[w].next =
-                            self.sport.bu_redirect_q[w].val() | self.w_redir.q[w].val();
+                        self.redir_want[w].next = (self.sport.bu_redirect_valid_q.val()
+                            & (self.sport.bu_redirect_warp_q.val() == self.k_wid[w].val()))
+                            | self.w_redir.q[w].val();
                         self.w_redir.d[w].next =
                             self.redir_want[w].val() & self.stack.busy[w].val() & !self.reset.val();
                         self.fetch.redirect[w].next = (self.redir_want[w].val()
                             & !self.stack.busy[w].val()
                             & !self.stack.empty[w].val())
-                            | self.sport.launch_redirect_q[w].val();
+                            | (self.sport.launch_redirect_valid_q.val()
+                                & (self.sport.launch_redirect_warp_q.val() == self.k_wid[w].val()));
                     }
                     self.fetch.load_valid.next = self.load_valid.val();
                     self.fetch.load_addr.next = self.load_addr.val();
@@ -1768,8 +1770,9 @@ impl<const L: usize> Logic for Sm<L> {
                     for w in 0..self._warps {
                         // A launched warp whose reset waits in the stack port has an empty
                         // stack for that cycle.
-                        self.w_empty[w].next =
-                            self.stack.empty[w].val() & !self.sport.reset_pending[w].val();
+                        self.w_empty[w].next = self.stack.empty[w].val()
+                            & !(self.sport.reset_pending.val()
+                                & (self.sport.cmd_warp.val() == self.k_wid[w].val()));
                     }
                     for w in 0..self._warps {
                         self.w_live[w].next = self.w_launched.q[w].val()

@@ -56,13 +56,14 @@ pub struct StackPort<const L: usize> {
     pub cmd_mask_a: Signal<Out, Bits<L>>,
     pub cmd_pc_b: Signal<Out, Bits<32>>,
     pub cmd_mask_b: Signal<Out, Bits<L>>,
-    /// Per warp: the registered command is a launch's `reset` of that warp, whose stack is still
+    /// The registered command is a launch's `reset` (of `cmd_warp`): that warp's stack is still
     /// empty in this cycle although the warp is launched.
-    pub reset_pending: Vec<Signal<Out, Bit>>,
-    /// The delayed redirects, per warp (one-hot, all 0 for none): registered in this form so
-    /// that no warp number is compared in front of fetch.
-    pub bu_redirect_q: Vec<Signal<Out, Bit>>,
-    pub launch_redirect_q: Vec<Signal<Out, Bit>>,
+    pub reset_pending: Signal<Out, Bit>,
+    /// The delayed redirects.
+    pub bu_redirect_valid_q: Signal<Out, Bit>,
+    pub bu_redirect_warp_q: Signal<Out, Bits<WARP_BITS>>,
+    pub launch_redirect_valid_q: Signal<Out, Bit>,
+    pub launch_redirect_warp_q: Signal<Out, Bits<WARP_BITS>>,
     op_q: DFF<Bits<3>>,
     warp_q: DFF<Bits<WARP_BITS>>,
     sel_q: RegVec<Bit>,
@@ -73,9 +74,10 @@ pub struct StackPort<const L: usize> {
     mask_a_q: DFF<Bits<L>>,
     pc_b_q: DFF<Bits<32>>,
     mask_b_q: DFF<Bits<L>>,
-    rp_q: RegVec<Bit>,
-    bu_redir_q: RegVec<Bit>,
-    l_redir_q: RegVec<Bit>,
+    bu_rv_q: DFF<Bit>,
+    bu_rw_q: DFF<Bits<WARP_BITS>>,
+    l_rv_q: DFF<Bit>,
+    l_rw_q: DFF<Bits<WARP_BITS>>,
     k_op_nop: Constant<Bits<3>>,
     k_op_reset: Constant<Bits<3>>,
 }
@@ -103,9 +105,11 @@ impl<const L: usize> StackPort<L> {
             cmd_mask_a: Default::default(),
             cmd_pc_b: Default::default(),
             cmd_mask_b: Default::default(),
-            reset_pending: crate::sigs(warps),
-            bu_redirect_q: crate::sigs(warps),
-            launch_redirect_q: crate::sigs(warps),
+            reset_pending: Default::default(),
+            bu_redirect_valid_q: Default::default(),
+            bu_redirect_warp_q: Default::default(),
+            launch_redirect_valid_q: Default::default(),
+            launch_redirect_warp_q: Default::default(),
             op_q: Default::default(),
             warp_q: Default::default(),
             sel_q: RegVec::new(warps),
@@ -117,9 +121,10 @@ impl<const L: usize> StackPort<L> {
             mask_a_q: Default::default(),
             pc_b_q: Default::default(),
             mask_b_q: Default::default(),
-            rp_q: RegVec::new(warps),
-            bu_redir_q: RegVec::new(warps),
-            l_redir_q: RegVec::new(warps),
+            bu_rv_q: Default::default(),
+            bu_rw_q: Default::default(),
+            l_rv_q: Default::default(),
+            l_rw_q: Default::default(),
             k_op_nop: Constant::new(OP_NOP.to_bits()),
             k_op_reset: Constant::new(OP_RESET.to_bits()),
         }
@@ -129,7 +134,10 @@ impl<const L: usize> StackPort<L> {
 impl<const L: usize> Logic for StackPort<L> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, op_q, warp_q, rpc_q, pc_a_q, mask_a_q, pc_b_q, mask_b_q);
+        dff_setup!(
+            self, clock, op_q, warp_q, rpc_q, pc_a_q, mask_a_q, pc_b_q, mask_b_q, bu_rv_q, bu_rw_q,
+            l_rv_q, l_rw_q
+        );
         self.op_q.d.next = self.branch.op.val();
         self.warp_q.d.next = self.branch.warp.val();
         self.rpc_q.d.next = self.branch.rpc.val();
@@ -143,27 +151,19 @@ impl<const L: usize> Logic for StackPort<L> {
             self.pc_a_q.d.next = self.launch_pc.val();
             self.mask_a_q.d.next = self.launch_mask.val();
         }
-        if self.reset.val() {
-            self.op_q.d.next = self.k_op_nop.val();
-        }
         self.sel_q.clock.next = self.clock.val();
-        self.rp_q.clock.next = self.clock.val();
-        self.bu_redir_q.clock.next = self.clock.val();
-        self.l_redir_q.clock.next = self.clock.val();
         for w in 0..self.cmd_sel.len() {
             self.sel_q.d[w].next = self.warp_q.d.val() == self.k_wid[w].val();
             self.cmd_sel[w].next = self.sel_q.q[w].val();
-            self.rp_q.d[w].next = (self.op_q.d.val() == self.k_op_reset.val())
-                & (self.warp_q.d.val() == self.k_wid[w].val());
-            self.reset_pending[w].next = self.rp_q.q[w].val();
-            self.bu_redir_q.d[w].next = self.bu_redirect_valid.val()
-                & (self.bu_redirect_warp.val() == self.k_wid[w].val())
-                & !self.reset.val();
-            self.bu_redirect_q[w].next = self.bu_redir_q.q[w].val();
-            self.l_redir_q.d[w].next = self.launch_redirect_valid.val()
-                & (self.launch_redirect_warp.val() == self.k_wid[w].val())
-                & !self.reset.val();
-            self.launch_redirect_q[w].next = self.l_redir_q.q[w].val();
+        }
+        self.bu_rv_q.d.next = self.bu_redirect_valid.val();
+        self.bu_rw_q.d.next = self.bu_redirect_warp.val();
+        self.l_rv_q.d.next = self.launch_redirect_valid.val();
+        self.l_rw_q.d.next = self.launch_redirect_warp.val();
+        if self.reset.val() {
+            self.op_q.d.next = self.k_op_nop.val();
+            self.bu_rv_q.d.next = false;
+            self.l_rv_q.d.next = false;
         }
         self.cmd_op.next = self.op_q.q.val();
         self.cmd_warp.next = self.warp_q.q.val();
@@ -172,5 +172,10 @@ impl<const L: usize> Logic for StackPort<L> {
         self.cmd_mask_a.next = self.mask_a_q.q.val();
         self.cmd_pc_b.next = self.pc_b_q.q.val();
         self.cmd_mask_b.next = self.mask_b_q.q.val();
+        self.reset_pending.next = self.op_q.q.val() == self.k_op_reset.val();
+        self.bu_redirect_valid_q.next = self.bu_rv_q.q.val();
+        self.bu_redirect_warp_q.next = self.bu_rw_q.q.val();
+        self.launch_redirect_valid_q.next = self.l_rv_q.q.val();
+        self.launch_redirect_warp_q.next = self.l_rw_q.q.val();
     }
 }
