@@ -58,6 +58,10 @@ pub struct BranchUnit<const L: usize> {
     pub in_a: Vec<Signal<In, Bits<32>>>,
     pub in_b: Vec<Signal<In, Bits<32>>>,
     pub in_ra: Vec<Signal<In, Bits<32>>>,
+    /// The RPC of the warp's TOS (the stack's `tos_rpc[in_warp]`), for the stack command's
+    /// PC compares: the warp's stack is settled while its block-ending instruction is in
+    /// flight (its fetch restarted only after the previous command settled).
+    pub in_tos_rpc: Signal<In, Bits<32>>,
     /// Registered, from D+2 while the instruction is in the unit: the lanes of a `jalr` that
     /// execute it now.
     pub jalr_group: Signal<Out, Bits<L>>,
@@ -70,6 +74,14 @@ pub struct BranchUnit<const L: usize> {
     pub cmd_mask_a: Signal<Out, Bits<L>>,
     pub cmd_pc_b: Signal<Out, Bits<32>>,
     pub cmd_mask_b: Signal<Out, Bits<L>>,
+    /// The command's PC compares (the SIMT stack's `cmd_eq_*`): `pc_a == rpc`, `pc_b == rpc`,
+    /// `rpc == TOS rpc`, `pc_a == TOS rpc`, from registers here, so that the stack's command
+    /// cycle has no 32-bit compare. Exact for the commands that read them (split: a, b, o;
+    /// set_pc: s).
+    pub cmd_eq_a: Signal<Out, Bit>,
+    pub cmd_eq_b: Signal<Out, Bit>,
+    pub cmd_eq_o: Signal<Out, Bit>,
+    pub cmd_eq_s: Signal<Out, Bit>,
     /// The stack of `cmd_warp` cannot take a split (its `full` output).
     pub stack_full: Signal<In, Bit>,
     /// The cycle after the last command of an instruction.
@@ -117,6 +129,7 @@ pub struct BranchUnit<const L: usize> {
     s_ends_some: DFF<Bit>,
     s_two: DFF<Bit>,
     s_ra_first: DFF<Bits<32>>,
+    s_tos_rpc: DFF<Bits<32>>,
     s_branch: DFF<Bit>,
     s_jal: DFF<Bit>,
     s_jalr: DFF<Bit>,
@@ -166,6 +179,16 @@ pub struct BranchUnit<const L: usize> {
     br_target: Signal<Local, Bits<32>>,
     pc4: Signal<Local, Bits<32>>,
     rpc: Signal<Local, Bits<32>>,
+    /// The compares behind `cmd_eq_*`, each against one candidate of the reconvergence PC
+    /// (`recon_pc`, `ra_first`, none) or the TOS rpc, chosen after the compare.
+    recon_pc: Signal<Local, Bits<32>>,
+    e_t_r: Signal<Local, Bit>,
+    e_p_r: Signal<Local, Bit>,
+    e_r_o: Signal<Local, Bit>,
+    e_t_o: Signal<Local, Bit>,
+    e_p_o: Signal<Local, Bit>,
+    e_j_p: Signal<Local, Bit>,
+    e_j_o: Signal<Local, Bit>,
     others: Signal<Local, Bits<L>>,
     diff_lane: Signal<Local, Bits<8>>,
     /// The lowest lane of `others`, as `first_pick`.
@@ -240,6 +263,7 @@ impl<const L: usize> BranchUnit<L> {
             in_a: sigs(L),
             in_b: sigs(L),
             in_ra: sigs(L - 1),
+            in_tos_rpc: Default::default(),
             jalr_group: Default::default(),
             cmd_op: Default::default(),
             cmd_warp: Default::default(),
@@ -248,6 +272,10 @@ impl<const L: usize> BranchUnit<L> {
             cmd_mask_a: Default::default(),
             cmd_pc_b: Default::default(),
             cmd_mask_b: Default::default(),
+            cmd_eq_a: Default::default(),
+            cmd_eq_b: Default::default(),
+            cmd_eq_o: Default::default(),
+            cmd_eq_s: Default::default(),
             stack_full: Default::default(),
             redirect_valid: Default::default(),
             redirect_warp: Default::default(),
@@ -277,6 +305,7 @@ impl<const L: usize> BranchUnit<L> {
             s_ends_some: Default::default(),
             s_two: Default::default(),
             s_ra_first: Default::default(),
+            s_tos_rpc: Default::default(),
             s_branch: Default::default(),
             s_jal: Default::default(),
             s_jalr: Default::default(),
@@ -313,6 +342,14 @@ impl<const L: usize> BranchUnit<L> {
             br_target: Default::default(),
             pc4: Default::default(),
             rpc: Default::default(),
+            recon_pc: Default::default(),
+            e_t_r: Default::default(),
+            e_p_r: Default::default(),
+            e_r_o: Default::default(),
+            e_t_o: Default::default(),
+            e_p_o: Default::default(),
+            e_j_p: Default::default(),
+            e_j_o: Default::default(),
             others: Default::default(),
             diff_lane: Default::default(),
             diff_pick: RoundRobinPick::new(L),
@@ -384,6 +421,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_ends_some.clock.next = self.clock.val();
         self.s_two.clock.next = self.clock.val();
         self.s_ra_first.clock.next = self.clock.val();
+        self.s_tos_rpc.clock.next = self.clock.val();
         self.s_branch.clock.next = self.clock.val();
         self.s_jal.clock.next = self.clock.val();
         self.s_jalr.clock.next = self.clock.val();
@@ -517,6 +555,27 @@ impl<const L: usize> Logic for BranchUnit<L> {
         if self.s_recon.q.val().get_bits::<2>(0) == self.k_kind_never.val() {
             self.rpc.next = self.k_rpc_none.val();
         }
+        // The stack's PC compares, each made on registered values and chosen after it by the
+        // same kind flags as the operands below (`rpc` itself is a choice: comparing with it
+        // would put that choice in front of the compare).
+        self.recon_pc.next = self.s_recon.q.val() & self.k_not3.val();
+        self.e_t_r.next = self.br_target.val() == self.recon_pc.val();
+        self.e_p_r.next = self.pc4.val() == self.recon_pc.val();
+        self.e_r_o.next = self.recon_pc.val() == self.s_tos_rpc.q.val();
+        if self.s_recon.q.val().get_bits::<2>(0) == self.k_kind_ret.val() {
+            self.e_t_r.next = self.br_target.val() == self.s_ra_first.q.val();
+            self.e_p_r.next = self.pc4.val() == self.s_ra_first.q.val();
+            self.e_r_o.next = self.s_ra_first.q.val() == self.s_tos_rpc.q.val();
+        }
+        if self.s_recon.q.val().get_bits::<2>(0) == self.k_kind_never.val() {
+            self.e_t_r.next = self.br_target.val() == self.k_rpc_none.val();
+            self.e_p_r.next = self.pc4.val() == self.k_rpc_none.val();
+            self.e_r_o.next = self.k_rpc_none.val() == self.s_tos_rpc.q.val();
+        }
+        self.e_t_o.next = self.br_target.val() == self.s_tos_rpc.q.val();
+        self.e_p_o.next = self.pc4.val() == self.s_tos_rpc.q.val();
+        self.e_j_p.next = self.s_target.q.val() == self.pc4.val();
+        self.e_j_o.next = self.s_target.q.val() == self.s_tos_rpc.q.val();
 
         // The command's operands, chosen by the instruction's kind only. The SIMT stack reads
         // them only for the commands that use them (set_pc: pc_a; exit: mask_a; split: all)
@@ -528,6 +587,10 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.cmd_mask_a.next = self.s_mask.q.val();
         self.cmd_pc_b.next = self.br_target.val();
         self.cmd_mask_b.next = self.s_taken.q.val();
+        self.cmd_eq_a.next = self.e_p_r.val();
+        self.cmd_eq_b.next = self.e_t_r.val();
+        self.cmd_eq_o.next = self.e_r_o.val();
+        self.cmd_eq_s.next = self.e_p_o.val();
         if self.s_branch.q.val() {
             // The larger side is pushed first (a); on a tie the taken side is on top. A
             // uniformly taken branch has `major` (no lane not taken) and sets the target, one
@@ -538,17 +601,28 @@ impl<const L: usize> Logic for BranchUnit<L> {
                 self.cmd_mask_a.next = self.s_taken.q.val();
                 self.cmd_pc_b.next = self.pc4.val();
                 self.cmd_mask_b.next = self.not_taken.val();
+                self.cmd_eq_a.next = self.e_t_r.val();
+                self.cmd_eq_b.next = self.e_p_r.val();
+                self.cmd_eq_s.next = self.e_t_o.val();
             }
         }
         if self.s_jal.q.val() {
             self.cmd_pc_a.next = self.br_target.val();
+            self.cmd_eq_a.next = self.e_t_r.val();
+            self.cmd_eq_s.next = self.e_t_o.val();
         }
         if self.s_jalr.q.val() {
             // Divergent call: the others re-execute the jalr after the call returns.
             self.cmd_rpc.next = self.pc4.val();
             self.cmd_pc_a.next = self.s_target.q.val();
+            self.cmd_eq_a.next = self.e_j_p.val();
+            self.cmd_eq_b.next = self.e_j_p.val();
+            self.cmd_eq_o.next = self.e_p_o.val();
+            self.cmd_eq_s.next = self.e_j_o.val();
             if self.s_group.q.val() != self.s_mask.q.val() {
+                // (pc + 4 is never pc: the first pushed entry does not pop.)
                 self.cmd_pc_a.next = self.s_pc.q.val();
+                self.cmd_eq_a.next = false;
             }
             self.cmd_mask_a.next = self.others.val();
             self.cmd_pc_b.next = self.s_target.q.val();
@@ -678,6 +752,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
         self.s_ends_some.d.next = self.s_ends_some.q.val();
         self.s_two.d.next = self.s_two.q.val();
         self.s_ra_first.d.next = self.s_ra_first.q.val();
+        self.s_tos_rpc.d.next = self.s_tos_rpc.q.val();
         self.s_branch.d.next = self.s_branch.q.val();
         self.s_jal.d.next = self.s_jal.q.val();
         self.s_jalr.d.next = self.s_jalr.q.val();
@@ -706,6 +781,7 @@ impl<const L: usize> Logic for BranchUnit<L> {
             self.s_two.d.next = (self.ending.val() != self.k_zero_mask.val())
                 & (self.keep.val() != self.k_zero_mask.val());
             self.s_ra_first.d.next = self.ra_first.val();
+            self.s_tos_rpc.d.next = self.in_tos_rpc.val();
             self.s_branch.d.next = self.in_branch.val();
             self.s_jal.d.next = self.in_jal.val();
             self.s_jalr.d.next = self.in_jalr.val();

@@ -240,6 +240,15 @@ pub struct SimtStack<const L: usize> {
     pub cmd_pc_b: Signal<In, Bits<32>>,
     /// split: mask of the second pushed entry.
     pub cmd_mask_b: Signal<In, Bits<L>>,
+    /// The command's PC compares, made by the owner a cycle ahead (the SM's branch unit, from
+    /// its registered operands and the warp's `tos_rpc`), so that no 32-bit compare sits in
+    /// the command cycle. split: `cmd_eq_a` = `cmd_pc_a == cmd_rpc`, `cmd_eq_b` =
+    /// `cmd_pc_b == cmd_rpc`, `cmd_eq_o` = `cmd_rpc == tos_rpc[cmd_warp]`; set_pc: `cmd_eq_s` =
+    /// `cmd_pc_a == tos_rpc[cmd_warp]`. Read only by those commands.
+    pub cmd_eq_a: Signal<In, Bit>,
+    pub cmd_eq_b: Signal<In, Bit>,
+    pub cmd_eq_o: Signal<In, Bit>,
+    pub cmd_eq_s: Signal<In, Bit>,
     /// Debug read port (verification only): warp and entry to show on `dbg_*`.
     pub dbg_warp: Signal<In, Bits<WARP_BITS>>,
     pub dbg_entry: Signal<In, Bits<ENTRY_BITS>>,
@@ -411,6 +420,10 @@ impl<const L: usize> SimtStack<L> {
             cmd_mask_a: Default::default(),
             cmd_pc_b: Default::default(),
             cmd_mask_b: Default::default(),
+            cmd_eq_a: Default::default(),
+            cmd_eq_b: Default::default(),
+            cmd_eq_o: Default::default(),
+            cmd_eq_s: Default::default(),
             dbg_warp: Default::default(),
             dbg_entry: Default::default(),
             tos_pc: sigs(warps),
@@ -595,11 +608,9 @@ impl<const L: usize> Logic for SimtStack<L> {
 
         // ---------------- the command's next state for that warp, settled over the entries
         // it writes (a pop below them is a refill: `n_pend`)
-        self.pop_b.next =
-            (self.cmd_pc_b.val() == self.cmd_rpc.val()) | (!self.cmd_mask_b.val().any());
-        self.pop_a.next =
-            (self.cmd_pc_a.val() == self.cmd_rpc.val()) | (!self.cmd_mask_a.val().any());
-        self.pop_o.next = self.cmd_rpc.val() == self.c_rpc.val();
+        self.pop_b.next = self.cmd_eq_b.val() | (!self.cmd_mask_b.val().any());
+        self.pop_a.next = self.cmd_eq_a.val() | (!self.cmd_mask_a.val().any());
+        self.pop_o.next = self.cmd_eq_o.val();
         self.x_live.next = self.c_live.val() & (!self.cmd_mask_a.val());
         self.x_mask.next = self.c_mask.val() & (!self.cmd_mask_a.val());
         // The TOS pc is written only by the commands that set it (`n_pc_we`): every other
@@ -623,7 +634,7 @@ impl<const L: usize> Logic for SimtStack<L> {
         }
         if self.is_set_pc.val() {
             self.n_pc_we.next = true;
-            if self.cmd_pc_a.val() == self.c_rpc.val() {
+            if self.cmd_eq_s.val() {
                 self.n_dep.next = self.c_dep_m1.val();
                 self.n_pend.next = self.c_dep.val() != self.dep1.val();
             }

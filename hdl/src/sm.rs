@@ -213,6 +213,11 @@ pub struct Sm<const L: usize> {
     /// I-buffer) has no `rdy_q`; it may go when its warp has no write pending at all (no
     /// compare needed), so a warp restarting after a redirect loses no cycle (`alu_mix`).
     hv_q: RegVec<Bit>,
+    /// The scoreboard's `idle` one cycle ago. A fresh head (`!hv_q`) reads it instead of this
+    /// cycle's `idle`: its warp had an empty I-buffer last cycle, so it reserved nothing then,
+    /// and a warp idle then is idle now. The scheduler's readiness then starts at flip-flops
+    /// (the head waits one cycle more when its warp's last write was released last cycle).
+    idle_q: RegVec<Bit>,
     rdy_d: Vec<Signal<Local, Bit>>,
     /// A branch-unit redirect waiting for the warp's SIMT stack to finish a refill (`busy`).
     w_redir: RegVec<Bit>,
@@ -244,6 +249,9 @@ pub struct Sm<const L: usize> {
     /// instruction issues when a tag and a collector unit are free.
     iss_valid: RegVec<Bit>,
     iss_warp: RegVec<Bits<6>>,
+    /// `iss_valid & iss_warp == w`, registered one-hot with them: the readiness excludes the
+    /// issue stage's warp without comparing warp numbers.
+    iss_oh: RegVec<Bit>,
     /// Room for one more CTA (warp slots, shared memory), registered.
     room_q: RegVec<Bit>,
     /// The CTA room check's counts and free slot, registered before their multiplies
@@ -295,6 +303,8 @@ pub struct Sm<const L: usize> {
     iss_ffault: RegVec<Bit>,
     iss_stops: RegVec<Bit>,
     head_word_mux: OneHotMux<32>,
+    /// The TOS rpc of the dispatch register's warp, for the branch unit's stack compares.
+    bu_tos_mux: OneHotMux<32>,
     head_dec_mux: OneHotMux<HEAD_PACKED_BITS>,
     g_ret: Signal<Local, Bit>,
     g_ends: Signal<Local, Bit>,
@@ -623,6 +633,7 @@ impl<const L: usize> Sm<L> {
             w_bar: RegVec::new(w),
             rdy_q: RegVec::new(w),
             hv_q: RegVec::new(w),
+            idle_q: RegVec::new(w),
             rdy_d: sigs(w),
             w_redir: RegVec::new(w),
             jl_flag: RegVec::new(alu_lat),
@@ -640,6 +651,7 @@ impl<const L: usize> Sm<L> {
             trel_t: RegVec::new(RELEASE_PORTS),
             iss_valid: RegVec::new(1),
             iss_warp: RegVec::new(1),
+            iss_oh: RegVec::new(w),
             room_q: RegVec::new(1),
             res_q: RegVec::new(1),
             need_q: RegVec::new(1),
@@ -667,6 +679,7 @@ impl<const L: usize> Sm<L> {
             iss_ffault: RegVec::new(1),
             iss_stops: RegVec::new(1),
             head_word_mux: OneHotMux::new(w, 1),
+            bu_tos_mux: OneHotMux::new(w, 1),
             head_dec_mux: OneHotMux::new(w, 1),
             g_ret: Default::default(),
             g_ends: Default::default(),
@@ -845,6 +858,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.w_bar.clock.next = self.clock.val();
         self.rdy_q.clock.next = self.clock.val();
         self.hv_q.clock.next = self.clock.val();
+        self.idle_q.clock.next = self.clock.val();
         self.w_redir.clock.next = self.clock.val();
         self.jl_flag.clock.next = self.clock.val();
         self.jl_group.clock.next = self.clock.val();
@@ -860,6 +874,7 @@ impl<const L: usize> Logic for Sm<L> {
         self.trel_t.clock.next = self.clock.val();
         self.iss_valid.clock.next = self.clock.val();
         self.iss_warp.clock.next = self.clock.val();
+        self.iss_oh.clock.next = self.clock.val();
         self.room_q.clock.next = self.clock.val();
         self.res_q.clock.next = self.clock.val();
         self.need_q.clock.next = self.clock.val();
@@ -1037,8 +1052,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.sb.chk_rs2_valid[w].next = self.dec_h[w].rs2_valid.val();
                         self.rdy_d[w].next = self.fetch.head_valid[w].val()
                             & self.sb.ok[w].val()
-                            & !(self.iss_valid.q[0].val()
-                                & (self.iss_warp.q[0].val() == self.k_wid[w].val()));
+                            & !self.iss_oh.q[w].val();
                         // A barrier waits until the warp's earlier instructions have completed.
                         if self.dec_h[w].is_bar.val() & self.w_busy[w].val() {
                             self.rdy_d[w].next = false;
@@ -1049,6 +1063,7 @@ impl<const L: usize> Logic for Sm<L> {
                         }
                         self.rdy_q.d[w].next = self.rdy_d[w].val() & !self.reset.val();
                         self.hv_q.d[w].next = self.fetch.head_valid[w].val() & !self.reset.val();
+                        self.idle_q.d[w].next = self.sb.idle[w].val();
                         // Ready but for the issue stage's room (`s_open`): the scheduler
                         // picks among these, and its grant is taken only when the stage is
                         // free (`sched.issued`), so `i_fire` (the tag table's and the
@@ -1060,8 +1075,7 @@ impl<const L: usize> Logic for Sm<L> {
                             & self.fetch.head_valid[w].val()
                             & self.w_launched.q[w].val()
                             & !self.w_bar.q[w].val()
-                            & !(self.iss_valid.q[0].val()
-                                & (self.iss_warp.q[0].val() == self.k_wid[w].val()));
+                            & !self.iss_oh.q[w].val();
                         self.ready[w].next =
                             self.ready_x[w].val() & !self.halted.val() & self.s_open.val();
                         self.sched.ready[w].next = self.ready_x[w].val();
@@ -1091,6 +1105,15 @@ impl<const L: usize> Logic for Sm<L> {
                         | self.grant_taken.val())
                         & !self.reset.val();
                     self.iss_warp.d[0].next = self.iss_warp.q[0].val();
+                    for w in 0..self._warps {
+                        self.iss_oh.d[w].next = self.iss_oh.q[w].val() & !self.i_fire.val();
+                        if self.grant_taken.val() {
+                            self.iss_oh.d[w].next = self.sched.grant[w].val();
+                        }
+                        if self.reset.val() {
+                            self.iss_oh.d[w].next = false;
+                        }
+                    }
                     self.g_ret.next = false;
                     self.g_ends.next = false;
                     self.g_ffault.next = false;
@@ -1525,6 +1548,11 @@ impl<const L: usize> Logic for Sm<L> {
                     self.lsu.in_smem_size.next = self.need32_q.q[0].val();
                     self.bu.in_valid.next = self.dreg.e_to_bu.val() & !self.halted.val();
                     self.bu.in_warp.next = self.dreg.e_warp.val();
+                    for w in 0..self._warps {
+                        self.bu_tos_mux.sel[w].next = self.dreg.e_warp.val() == self.k_wid[w].val();
+                        self.bu_tos_mux.d[w].next = self.stack.tos_rpc[w].val();
+                    }
+                    self.bu.in_tos_rpc.next = self.bu_tos_mux.q[0].val();
                     self.bu.in_pc.next = self.dreg.e_pc.val();
                     self.bu.in_imm.next = self.dreg.e_imm.val();
                     self.bu.in_cmp.next = self.dreg.e_cmp.val();
@@ -1704,6 +1732,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.sport.branch.mask_a.next = self.bu.cmd_mask_a.val();
                     self.sport.branch.pc_b.next = self.bu.cmd_pc_b.val();
                     self.sport.branch.mask_b.next = self.bu.cmd_mask_b.val();
+                    self.sport.branch.eq_a.next = self.bu.cmd_eq_a.val();
+                    self.sport.branch.eq_b.next = self.bu.cmd_eq_b.val();
+                    self.sport.branch.eq_o.next = self.bu.cmd_eq_o.val();
+                    self.sport.branch.eq_s.next = self.bu.cmd_eq_s.val();
                     self.sport.bu_redirect_valid.next = self.bu.redirect_valid.val();
                     self.sport.bu_redirect_warp.next = self.bu.redirect_warp.val();
                     self.sport.launch_redirect_valid.next = self.launch.redirect_valid.val();
@@ -1718,6 +1750,10 @@ impl<const L: usize> Logic for Sm<L> {
                     self.stack.cmd_mask_a.next = self.sport.cmd_mask_a.val();
                     self.stack.cmd_pc_b.next = self.sport.cmd_pc_b.val();
                     self.stack.cmd_mask_b.next = self.sport.cmd_mask_b.val();
+                    self.stack.cmd_eq_a.next = self.sport.cmd_eq_a.val();
+                    self.stack.cmd_eq_b.next = self.sport.cmd_eq_b.val();
+                    self.stack.cmd_eq_o.next = self.sport.cmd_eq_o.val();
+                    self.stack.cmd_eq_s.next = self.sport.cmd_eq_s.val();
                     self.stack.dbg_warp.next = self.k_wid[0].val();
                     self.stack.dbg_entry.next = self.k_zero8.val();
 

@@ -26,6 +26,11 @@ pub struct StackCommand<const L: usize> {
     pub mask_a: Signal<In, Bits<L>>,
     pub pc_b: Signal<In, Bits<32>>,
     pub mask_b: Signal<In, Bits<L>>,
+    /// The command's PC compares (the stack's `cmd_eq_*`, docs/microarch/simt_stack.md).
+    pub eq_a: Signal<In, Bit>,
+    pub eq_b: Signal<In, Bit>,
+    pub eq_o: Signal<In, Bit>,
+    pub eq_s: Signal<In, Bit>,
 }
 
 /// The registered command port and the delayed redirects.
@@ -56,6 +61,10 @@ pub struct StackPort<const L: usize> {
     pub cmd_mask_a: Signal<Out, Bits<L>>,
     pub cmd_pc_b: Signal<Out, Bits<32>>,
     pub cmd_mask_b: Signal<Out, Bits<L>>,
+    pub cmd_eq_a: Signal<Out, Bit>,
+    pub cmd_eq_b: Signal<Out, Bit>,
+    pub cmd_eq_o: Signal<Out, Bit>,
+    pub cmd_eq_s: Signal<Out, Bit>,
     /// The registered command is a launch's `reset` (of `cmd_warp`): that warp's stack is still
     /// empty in this cycle although the warp is launched.
     pub reset_pending: Signal<Out, Bit>,
@@ -74,6 +83,8 @@ pub struct StackPort<const L: usize> {
     mask_a_q: DFF<Bits<L>>,
     pc_b_q: DFF<Bits<32>>,
     mask_b_q: DFF<Bits<L>>,
+    /// `eq_a`, `eq_b`, `eq_o`, `eq_s` (bits 0–3).
+    eq_q: RegVec<Bit>,
     bu_rv_q: DFF<Bit>,
     bu_rw_q: DFF<Bits<WARP_BITS>>,
     l_rv_q: DFF<Bit>,
@@ -105,6 +116,10 @@ impl<const L: usize> StackPort<L> {
             cmd_mask_a: Default::default(),
             cmd_pc_b: Default::default(),
             cmd_mask_b: Default::default(),
+            cmd_eq_a: Default::default(),
+            cmd_eq_b: Default::default(),
+            cmd_eq_o: Default::default(),
+            cmd_eq_s: Default::default(),
             reset_pending: Default::default(),
             bu_redirect_valid_q: Default::default(),
             bu_redirect_warp_q: Default::default(),
@@ -121,6 +136,7 @@ impl<const L: usize> StackPort<L> {
             mask_a_q: Default::default(),
             pc_b_q: Default::default(),
             mask_b_q: Default::default(),
+            eq_q: RegVec::new(4),
             bu_rv_q: Default::default(),
             bu_rw_q: Default::default(),
             l_rv_q: Default::default(),
@@ -138,6 +154,7 @@ impl<const L: usize> Logic for StackPort<L> {
             self, clock, op_q, warp_q, rpc_q, pc_a_q, mask_a_q, pc_b_q, mask_b_q, bu_rv_q, bu_rw_q,
             l_rv_q, l_rw_q
         );
+        self.eq_q.clock.next = self.clock.val();
         self.op_q.d.next = self.branch.op.val();
         self.warp_q.d.next = self.branch.warp.val();
         self.rpc_q.d.next = self.branch.rpc.val();
@@ -145,6 +162,10 @@ impl<const L: usize> Logic for StackPort<L> {
         self.mask_a_q.d.next = self.branch.mask_a.val();
         self.pc_b_q.d.next = self.branch.pc_b.val();
         self.mask_b_q.d.next = self.branch.mask_b.val();
+        self.eq_q.d[0].next = self.branch.eq_a.val();
+        self.eq_q.d[1].next = self.branch.eq_b.val();
+        self.eq_q.d[2].next = self.branch.eq_o.val();
+        self.eq_q.d[3].next = self.branch.eq_s.val();
         if self.launch_go.val() {
             self.op_q.d.next = self.k_op_reset.val();
             self.warp_q.d.next = self.launch_warp.val();
@@ -172,6 +193,10 @@ impl<const L: usize> Logic for StackPort<L> {
         self.cmd_mask_a.next = self.mask_a_q.q.val();
         self.cmd_pc_b.next = self.pc_b_q.q.val();
         self.cmd_mask_b.next = self.mask_b_q.q.val();
+        self.cmd_eq_a.next = self.eq_q.q[0].val();
+        self.cmd_eq_b.next = self.eq_q.q[1].val();
+        self.cmd_eq_o.next = self.eq_q.q[2].val();
+        self.cmd_eq_s.next = self.eq_q.q[3].val();
         self.reset_pending.next = self.op_q.q.val() == self.k_op_reset.val();
         self.bu_redirect_valid_q.next = self.bu_rv_q.q.val();
         self.bu_redirect_warp_q.next = self.bu_rw_q.q.val();

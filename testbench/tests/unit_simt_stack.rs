@@ -255,6 +255,11 @@ struct Dut {
     mask_a: PortId,
     pc_b: PortId,
     mask_b: PortId,
+    /// The command's PC compares (`cmd_eq_a`, `cmd_eq_b`, `cmd_eq_o`, `cmd_eq_s`), which the
+    /// owner makes a cycle ahead: the bench makes them from the command and the warp's
+    /// `tos_rpc` output, as the SM's branch unit does.
+    eq: [PortId; 4],
+    tos_rpc: Vec<PortId>,
     dbg_warp: PortId,
     dbg_entry: PortId,
     tos_pc: Vec<PortId>,
@@ -315,6 +320,8 @@ impl Dut {
             mask_a: p("cmd_mask_a"),
             pc_b: p("cmd_pc_b"),
             mask_b: p("cmd_mask_b"),
+            eq: ["cmd_eq_a", "cmd_eq_b", "cmd_eq_o", "cmd_eq_s"].map(p),
+            tos_rpc: pv("tos_rpc"),
             dbg_warp: p("dbg_warp"),
             dbg_entry: p("dbg_entry"),
             tos_pc: pv("tos_pc"),
@@ -370,6 +377,19 @@ impl Dut {
         self.m.set(self.mask_a, u64::from(a.1));
         self.m.set(self.pc_b, u64::from(b.0));
         self.m.set(self.mask_b, u64::from(b.1));
+        let tos_rpc = self
+            .tos_rpc
+            .get(warp as usize)
+            .map(|&port| self.m.get(port) as u32);
+        let eq = [
+            a.0 == rpc,
+            b.0 == rpc,
+            tos_rpc == Some(rpc),
+            tos_rpc == Some(a.0),
+        ];
+        for (&port, e) in self.eq.iter().zip(eq) {
+            self.m.set(port, u64::from(e));
+        }
     }
 
     fn tick(&mut self) {
