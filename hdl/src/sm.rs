@@ -1070,7 +1070,7 @@ impl<const L: usize> Logic for Sm<L> {
                         // collector's free flags, the fault flag) is not in front of the pick.
                         self.ready_x[w].next = (self.rdy_q.q[w].val()
                             | (!self.hv_q.q[w].val()
-                                & self.sb.idle[w].val()
+                                & self.idle_q.q[w].val()
                                 & !self.dec_h[w].is_bar.val()))
                             & self.fetch.head_valid[w].val()
                             & self.w_launched.q[w].val()
