@@ -106,12 +106,12 @@ pub struct DispatchRegister<const L: usize> {
     pub e_div_data: Vec<Signal<Out, Bits<32>>>,
     pub e_lsu_data: Vec<Signal<Out, Bits<32>>>,
     pub e_bu_data: Vec<Signal<Out, Bits<32>>>,
-    // ---- a shift's exponent per lane and its by-zero flags (hdl/src/multiplier.rs,
-    // `ShiftExponent`), computed in the dispatch cycle
-    pub d_expo: Vec<Signal<In, Bits<5>>>,
-    pub e_expo: Vec<Signal<Out, Bits<5>>>,
-    pub d_by_zero: Vec<Signal<In, Bit>>,
-    pub e_by_zero: Vec<Signal<Out, Bit>>,
+    // ---- a shift's amount per lane (`rs2[4:0]` or the immediate's) and whether it is a right
+    // shift: the multiplier decodes its power of two from them (hdl/src/multiplier.rs)
+    pub d_sh_amount: Vec<Signal<In, Bits<5>>>,
+    pub e_sh_amount: Vec<Signal<Out, Bits<5>>>,
+    pub d_sh_right: Signal<In, Bit>,
+    pub e_sh_right: Signal<Out, Bit>,
 
     to_alu: DFF<Bit>,
     to_mul: DFF<Bit>,
@@ -148,8 +148,8 @@ pub struct DispatchRegister<const L: usize> {
     div_data: RegVec<Bits<32>>,
     lsu_data: RegVec<Bits<32>>,
     bu_data: RegVec<Bits<32>>,
-    expo: RegVec<Bits<5>>,
-    by_zero: RegVec<Bit>,
+    sh_amount: RegVec<Bits<5>>,
+    sh_right: DFF<Bit>,
     _n: usize,
     /// `2 L`: the words of sources 0 and 1.
     _n2: usize,
@@ -229,10 +229,10 @@ impl<const L: usize> DispatchRegister<L> {
             e_div_data: crate::sigs(2 * L),
             e_lsu_data: crate::sigs(2 * L),
             e_bu_data: crate::sigs(n),
-            d_expo: crate::sigs(L),
-            e_expo: crate::sigs(L),
-            d_by_zero: crate::sigs(L),
-            e_by_zero: crate::sigs(L),
+            d_sh_amount: crate::sigs(L),
+            e_sh_amount: crate::sigs(L),
+            d_sh_right: Default::default(),
+            e_sh_right: Default::default(),
             to_alu: Default::default(),
             to_mul: Default::default(),
             to_div: Default::default(),
@@ -268,8 +268,8 @@ impl<const L: usize> DispatchRegister<L> {
             div_data: RegVec::new(2 * L),
             lsu_data: RegVec::new(2 * L),
             bu_data: RegVec::new(n),
-            expo: RegVec::new(L),
-            by_zero: RegVec::new(L),
+            sh_amount: RegVec::new(L),
+            sh_right: Default::default(),
             _n: n,
             _n2: 2 * L,
         }
@@ -318,13 +318,13 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.div_data.clock.next = self.clock.val();
         self.lsu_data.clock.next = self.clock.val();
         self.bu_data.clock.next = self.clock.val();
-        self.expo.clock.next = self.clock.val();
-        self.by_zero.clock.next = self.clock.val();
+        self.sh_amount.clock.next = self.clock.val();
+        self.sh_right.clock.next = self.clock.val();
+        self.sh_right.d.next = self.d_sh_right.val();
+        self.e_sh_right.next = self.sh_right.q.val();
         for l in 0..L {
-            self.expo.d[l].next = self.d_expo[l].val();
-            self.e_expo[l].next = self.expo.q[l].val();
-            self.by_zero.d[l].next = self.d_by_zero[l].val();
-            self.e_by_zero[l].next = self.by_zero.q[l].val();
+            self.sh_amount.d[l].next = self.d_sh_amount[l].val();
+            self.e_sh_amount[l].next = self.sh_amount.q[l].val();
         }
         self.to_alu.d.next = self.d_to_alu.val() & !self.reset.val();
         self.to_mul.d.next = self.d_to_mul.val() & !self.reset.val();

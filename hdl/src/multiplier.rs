@@ -26,11 +26,11 @@
 //!
 //! A shift multiplies by a power of two: `a << sh` is the low word of `a · 2^sh`, and for
 //! `sh ≠ 0` `a >> sh` is the high word of `a · 2^(32−sh)`, unsigned (mulhu) or with `a` signed
-//! (mulhsu: the arithmetic shift); a right shift by 0 is the low word of `a · 1`. The exponent
-//! (`sh`, or `32 − sh` for a right shift) and the by-zero flag are computed a cycle before the
-//! op enters the unit, in the dispatch cycle ([`ShiftExponent`], registered by the dispatch
-//! register), so that the issue cycle only decodes the power of two from registers in front of
-//! the `MULT18X18D`s (docs/microarch/execution_units.md, "Shifts").
+//! (mulhsu: the arithmetic shift); a right shift by 0 is the low word of `a · 1`. The dispatch
+//! register holds the amount `sh` and the direction; the issue cycle decodes the power of two
+//! straight from them (`1 << sh`, or `(2^31 >> sh) << 1` = `2^(32−sh)` for a right shift: each
+//! bit a function of the six registered bits, no `32 − sh`) in front of the `MULT18X18D`s
+//! (docs/microarch/execution_units.md, "Shifts").
 //!
 //! Pipeline: stage 0 (the issue cycle) forms the partial products and the correction term; with
 //! `mul_latency >= 2` they are registered, the next cycle sums them and the sum goes through the
@@ -95,51 +95,17 @@ pub fn shift_op_code(op: AluOp) -> Option<u8> {
     }
 }
 
-/// A shift's exponent, computed in the dispatch cycle from the shift amount (`rs2[4:0]` or the
-/// immediate's): `expo = sh` for a left shift or a shift by 0, `32 − sh` (mod 32) for a right
-/// shift; `by_zero` when `sh = 0`. Combinational; the dispatch register holds its outputs for
-/// the multiplier's issue cycle.
-#[derive(LogicBlock, Default)]
-pub struct ShiftExponent {
-    /// The shift amount.
-    pub amount: Signal<In, Bits<5>>,
-    /// A right shift (`srl`, `sra`).
-    pub right: Signal<In, Bit>,
-    pub expo: Signal<Out, Bits<5>>,
-    pub by_zero: Signal<Out, Bit>,
-}
-
-impl Logic for ShiftExponent {
-    #[hdl_gen]
-    fn update(&mut self) {
-        // Written as bit logic, not `== 0` and `0 − sh`: yosys made those carry chains, the
-        // end of `tiny`'s placed critical path on a0df5a5 (dispatch data → exponent). `−sh`
-        // (mod 32) flips every bit above the lowest set one: `sh ^ (prefix-OR(sh) << 1)`.
-        self.by_zero.next = !self.amount.val().any();
-        self.expo.next = self.amount.val();
-        if self.right.val() {
-            self.expo.next = self.amount.val()
-                ^ ((self.amount.val()
-                    | (self.amount.val() << 1)
-                    | (self.amount.val() << 2)
-                    | (self.amount.val() << 3))
-                    << 1);
-        }
-    }
-}
-
 /// One lane: partial products, optional stage-1 registers, sum and correction, result registers.
 #[derive(LogicBlock)]
 pub struct MulLane {
     pub clock: Signal<In, Clock>,
     pub op: Signal<In, Bits<2>>,
     /// The op is a shift (`sll` with `op` mul, `srl` with mulhu, `sra` with mulhsu): `a` is
-    /// multiplied by `2^expo` instead of `b`.
+    /// multiplied by a power of two (from `amount` and `right`) instead of `b`.
     pub shift: Signal<In, Bit>,
-    /// A shift's exponent ([`ShiftExponent`]).
-    pub expo: Signal<In, Bits<5>>,
-    /// A shift's amount is 0: the result is the low word (`a · 1`) whatever the shift.
-    pub by_zero: Signal<In, Bit>,
+    /// A shift's amount and direction (`srl`, `sra`), registered at dispatch.
+    pub amount: Signal<In, Bits<5>>,
+    pub right: Signal<In, Bit>,
     pub a: Signal<In, Bits<32>>,
     pub b: Signal<In, Bits<32>>,
     pub active: Signal<In, Bit>,
@@ -218,6 +184,7 @@ pub struct MulLane {
     active_q: Vec<DFF<Bit>>,
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
+    k_msb: Constant<Bits<32>>,
     k_low16: Constant<Bits<32>>,
     k_ones: Vec<Constant<Bits<32>>>,
     op_mul: Constant<Bits<2>>,
@@ -240,8 +207,8 @@ impl MulLane {
             clock: Default::default(),
             op: Default::default(),
             shift: Default::default(),
-            expo: Default::default(),
-            by_zero: Default::default(),
+            amount: Default::default(),
+            right: Default::default(),
             a: Default::default(),
             b: Default::default(),
             active: Default::default(),
@@ -305,6 +272,7 @@ impl MulLane {
             active_q: (0..regs).map(|_| DFF::default()).collect(),
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
+            k_msb: Constant::new(0x8000_0000u64.to_bits()),
             k_low16: Constant::new(0xffffu64.to_bits()),
             k_ones: (0..split)
                 .map(|_| Constant::new(0xffff_ffffu64.to_bits()))
@@ -320,12 +288,17 @@ impl MulLane {
 impl Logic for MulLane {
     #[hdl_gen]
     fn update(&mut self) {
-        // A shift multiplies by `2^expo` (module documentation); its exponent comes registered.
+        // A shift multiplies by `2^sh`, a right shift by `2^(32 − sh)` (module documentation):
+        // each bit of the power is a function of the registered amount and direction.
         self.m_op.next = self.op.val();
         self.m_b.next = self.b.val();
         if self.shift.val() {
-            self.m_b.next = self.k_one.val() << self.expo.val();
-            if self.by_zero.val() {
+            self.m_b.next = self.k_one.val() << self.amount.val();
+            if self.right.val() {
+                self.m_b.next = (self.k_msb.val() >> self.amount.val()) << 1;
+            }
+            if !self.amount.val().any() {
+                self.m_b.next = self.k_one.val();
                 self.m_op.next = self.op_mul.val();
             }
         }
@@ -399,7 +372,18 @@ impl Logic for MulLane {
             self.sh_active_q[i].clock.next = self.clock.val();
             self.s1_sh_active[i].d.next = self.sh_active[i].val();
             self.s1_sh_neg[i].d.next = self.sh_neg[i].val();
-            self.s1_expo[i].d.next = self.expo.val();
+            // The correction's exponent, `sh` or `32 − sh`, as bit logic (not `0 − sh`, which
+            // yosys made a carry chain): `−sh` (mod 32) flips every bit above the lowest set
+            // one, `sh ^ (prefix-OR(sh) << 1)`.
+            self.s1_expo[i].d.next = self.amount.val();
+            if self.right.val() {
+                self.s1_expo[i].d.next = self.amount.val()
+                    ^ ((self.amount.val()
+                        | (self.amount.val() << 1)
+                        | (self.amount.val() << 2)
+                        | (self.amount.val() << 3))
+                        << 1);
+            }
             self.sh_lo[i].next = self.s1_ll[i].q.val()
                 | (self.s1_lh[i].q.val() << 16)
                 | (self.s1_hl[i].q.val() << 16);
@@ -497,8 +481,8 @@ impl Logic for MulLane {
 /// | `in_mask[i]` | in | 1 | lane `i` is active |
 /// | `in_a[i]`, `in_b[i]` | in | 32 | operands (`rs1`, `rs2`) of lane `i` (`in_b` unused by a shift) |
 /// | `in_shift` | in | 1 | the op is a shift ([`shift_op_code`]) |
-/// | `in_expo[i]` | in | 5 | a shift's exponent in lane `i` ([`ShiftExponent`]) |
-/// | `in_by_zero[i]` | in | 1 | lane `i`'s shift amount is 0 ([`ShiftExponent`]) |
+/// | `in_amount[i]` | in | 5 | a shift's amount in lane `i` (`rs2[4:0]` or the immediate's) |
+/// | `in_right` | in | 1 | the shift is a right shift (`srl`, `sra`) |
 /// | `out_valid` | out | 1 | the op issued `mul_latency` cycles ago completes now |
 /// | `out_tag` | out | 8 | its tag |
 /// | `out_mask[i]` | out | 1 | its mask |
@@ -509,10 +493,11 @@ pub struct Multiplier {
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
     pub in_op: Signal<In, Bits<2>>,
-    /// The op is a shift ([`shift_op_code`]): lane `i` multiplies by `2^in_expo[i]`.
+    /// The op is a shift ([`shift_op_code`]): lane `i` multiplies by `2^in_amount[i]`, or for
+    /// a right shift by `2^(32 − in_amount[i])` (1 for an amount of 0).
     pub in_shift: Signal<In, Bit>,
-    pub in_expo: Vec<Signal<In, Bits<5>>>,
-    pub in_by_zero: Vec<Signal<In, Bit>>,
+    pub in_amount: Vec<Signal<In, Bits<5>>>,
+    pub in_right: Signal<In, Bit>,
     pub in_tag: Signal<In, Bits<TAG_BITS>>,
     pub in_mask: Vec<Signal<In, Bit>>,
     pub in_a: Vec<Signal<In, Bits<32>>>,
@@ -556,8 +541,8 @@ impl Multiplier {
             in_valid: Default::default(),
             in_op: Default::default(),
             in_shift: Default::default(),
-            in_expo: (0..lanes).map(|_| Default::default()).collect(),
-            in_by_zero: (0..lanes).map(|_| Default::default()).collect(),
+            in_amount: (0..lanes).map(|_| Default::default()).collect(),
+            in_right: Default::default(),
             in_tag: Default::default(),
             in_mask: (0..lanes).map(|_| Default::default()).collect(),
             in_a: (0..lanes).map(|_| Default::default()).collect(),
@@ -601,8 +586,8 @@ impl Logic for Multiplier {
             self.lane[i].clock.next = self.clock.val();
             self.lane[i].op.next = self.in_op.val();
             self.lane[i].shift.next = self.in_shift.val();
-            self.lane[i].expo.next = self.in_expo[i].val();
-            self.lane[i].by_zero.next = self.in_by_zero[i].val();
+            self.lane[i].amount.next = self.in_amount[i].val();
+            self.lane[i].right.next = self.in_right.val();
             self.lane[i].a.next = self.in_a[i].val();
             self.lane[i].b.next = self.in_b[i].val();
             self.lane[i].active.next = self.in_mask[i].val();
@@ -648,30 +633,6 @@ impl Logic for Multiplier {
                 if self.sh_valid2[j].q.val() {
                     self.out_tag.next = self.sh_tag2[j].q.val();
                 }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The bit logic is the exponent of docs/microarch/execution_units.md for every amount.
-    #[test]
-    fn shift_exponent_of_every_amount() {
-        let mut x = ShiftExponent::default();
-        x.connect_all();
-        for right in [false, true] {
-            for sh in 0u64..32 {
-                x.amount.next = sh.to_bits();
-                x.right.next = right;
-                // An input takes its `next` at `update_all` (rust-hdl's signal model).
-                x.update_all();
-                x.update_all();
-                let want = if right { (32 - sh) % 32 } else { sh };
-                assert_eq!(x.expo.val(), want.to_bits::<5>(), "sh {sh} right {right}");
-                assert_eq!(x.by_zero.val(), sh == 0, "sh {sh}");
             }
         }
     }

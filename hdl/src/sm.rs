@@ -25,7 +25,7 @@ use crate::fetch::Fetch;
 use crate::load_store_unit::LoadStoreUnit;
 use crate::lut_ram::{addr_bits_for, LutRamArray};
 use crate::mem_port::MemPort;
-use crate::multiplier::{mul_op_code, shift_latency, Multiplier, ShiftExponent};
+use crate::multiplier::{mul_op_code, shift_latency, Multiplier};
 use crate::one_hot::OneHotMux;
 use crate::operand_collector::{OperandCollector, SM_SHAPE};
 use crate::perf_counters::PerfCounters;
@@ -142,9 +142,6 @@ pub struct Sm<const L: usize> {
     oc: OperandCollector,
     alu: Alu,
     mul: Multiplier,
-    /// Per lane: a shift's exponent, computed in the dispatch cycle (the multiplier's issue
-    /// cycle then only decodes its power of two).
-    shx: Vec<ShiftExponent>,
     div: Divider,
     bu: BranchUnit<L>,
     lsu: LoadStoreUnit,
@@ -586,7 +583,6 @@ impl<const L: usize> Sm<L> {
             oc: OperandCollector::with_shape(cfg, SM_SHAPE),
             alu: Alu::new(cfg)?,
             mul: Multiplier::new(cfg)?,
-            shx: (0..L).map(|_| ShiftExponent::default()).collect(),
             div: Divider::new(cfg)?,
             bu: BranchUnit::new(),
             lsu: LoadStoreUnit::new(cfg),
@@ -1440,15 +1436,15 @@ impl<const L: usize> Logic for Sm<L> {
                         self.dreg.d_data[i].next = self.oc.disp_data[i].val();
                     }
                     // A shift's amount: the immediate's or `rs2`'s low five bits; a right shift
-                    // has a multiplier op other than `mul` (hdl/src/multiplier.rs).
+                    // has a multiplier op other than `mul` (hdl/src/multiplier.rs, which decodes
+                    // the power of two from these registers).
+                    self.dreg.d_sh_right.next = self.ex_d.md_op.val() != self.k_md_mul.val();
                     for l in 0..self._lanes {
-                        self.shx[l].amount.next = self.oc.disp_data[nl + l].val().get_bits::<5>(0);
+                        self.dreg.d_sh_amount[l].next =
+                            self.oc.disp_data[nl + l].val().get_bits::<5>(0);
                         if self.ex_d.b_imm.val() {
-                            self.shx[l].amount.next = self.ex_d.imm.val().get_bits::<5>(0);
+                            self.dreg.d_sh_amount[l].next = self.ex_d.imm.val().get_bits::<5>(0);
                         }
-                        self.shx[l].right.next = self.ex_d.md_op.val() != self.k_md_mul.val();
-                        self.dreg.d_expo[l].next = self.shx[l].expo.val();
-                        self.dreg.d_by_zero[l].next = self.shx[l].by_zero.val();
                     }
 
                     // ---------------- execution units (cycle D + 1), from the dispatch register;
@@ -1461,6 +1457,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.mul.in_op.next = self.dreg.e_md_op.val();
                     // A shift has its ALU function in `alu_op` ({funct7[5], funct3}: bit 0 set,
                     // 001 or 101); a multiplication has `alu_op` 0.
+                    self.mul.in_right.next = self.dreg.e_sh_right.val();
                     self.mul.in_shift.next = self.dreg.e_alu_op.val().get_bit(0);
                     self.mul.in_tag.next = self.dreg.e_tag.val();
                     self.div.in_valid.next = self.dreg.e_to_div.val() & !self.halted.val();
@@ -1502,8 +1499,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.mul.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.mul.in_a[l].next = self.dreg.e_mul_data[l].val();
                         self.mul.in_b[l].next = self.dreg.e_mul_data[nl + l].val();
-                        self.mul.in_expo[l].next = self.dreg.e_expo[l].val();
-                        self.mul.in_by_zero[l].next = self.dreg.e_by_zero[l].val();
+                        self.mul.in_amount[l].next = self.dreg.e_sh_amount[l].val();
                         self.div.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.div.in_a[l].next = self.dreg.e_div_data[l].val();
                         self.div.in_b[l].next = self.dreg.e_div_data[nl + l].val();
