@@ -9,7 +9,8 @@
 //!
 //! * drives the GPU's inputs only the way the host and the memory of docs/microarch/sm.md and
 //!   docs/microarch/load_store_unit.md do: reset in the first cycle (power-on), a program loaded
-//!   and a kernel started only while no kernel runs (after `done`; after a fault, only after a
+//!   and a kernel started only once the GPU is out of reset (its reset tree's
+//!   `RESET_LATENCY` cycles after the pin) and while no kernel runs (after `done`; after a fault, only after a
 //!   reset), a kernel started only with a launch the host accepts ([`LaunchLimits`], as
 //!   `Gpu::check_launch` checks it), and a memory response only for a read accepted in an
 //!   earlier cycle and not yet answered (per SM, in order, as the memory model makes them);
@@ -24,6 +25,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use warpforge_hdl::mem_port::MEM_PORT;
+use warpforge_hdl::reset_tree::RESET_LATENCY;
 
 /// A port of the top-level module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,6 +179,18 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
     v += &format!("    {top} dut({});\n", conns.join(", "));
     v += "    // Power-on: reset in the first cycle, as every host does before anything else.\n";
     v += "    reg wf_por = 1'b0;\n    always @(posedge clock) wf_por <= 1'b1;\n";
+    // The GPU sees `reset` through its reset tree, RESET_LATENCY cycles late: the host waits
+    // that long (after power-on too) before it loads a program or starts a kernel.
+    let lat = RESET_LATENCY;
+    v += &format!(
+        "    // The GPU's reset tree ({lat} cycles): the host waits until the GPU is out of reset.\n    \
+         reg [{m1}:0] wf_rst_pipe = {{{lat}{{1'b1}}}};\n    \
+         always @(posedge clock) wf_rst_pipe <= {{wf_rst_pipe[{m2}:0], dut_reset}};\n    \
+         wire wf_in_reset = dut_reset | (|wf_rst_pipe);\n    \
+         wire wf_gpu_reset = wf_rst_pipe[{m1}];\n",
+        m1 = lat - 1,
+        m2 = lat - 2
+    );
     v += "    // A kernel is launched and not done: no program load, no second start.\n";
     v += "    reg wf_started = 1'b0;\n";
     v += "    always @(posedge clock)\n        if (dut_reset) wf_started <= 1'b0;\n        else if (dut_start) wf_started <= 1'b1;\n        else if (dut_done) wf_started <= 1'b0;\n";
@@ -191,8 +205,8 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
         let n = &p.name;
         let drive = match n.as_str() {
             "reset" => "reset | !wf_por".to_string(),
-            "start" => "start & !wf_started & wf_launch_ok".to_string(),
-            "imem_we" => "imem_we & !wf_started".to_string(),
+            "start" => "start & !wf_started & wf_launch_ok & !wf_in_reset".to_string(),
+            "imem_we" => "imem_we & !wf_started & !wf_in_reset".to_string(),
             // The entry point a host presents is an aligned address of the instruction
             // memory (a power of two): its other bits are 0, which a proof sees structurally
             // (a fetch PC's bit 0 is then 0 by three-valued simulation, not only by `start`'s
@@ -217,7 +231,7 @@ pub fn env_verilog(ports: &[Port], top: &str, limits: LaunchLimits) -> Result<St
                 v += &format!(
                     "    // Reads of SM{s} accepted and not yet answered: a response only for one of them.\n    \
                      reg [15:0] wf_reads{s} = 16'd0;\n    \
-                     always @(posedge clock)\n        if (dut_reset) wf_reads{s} <= 16'd0;\n        \
+                     always @(posedge clock)\n        if (wf_gpu_reset) wf_reads{s} <= 16'd0;\n        \
                      else wf_reads{s} <= wf_reads{s} + (dut_{valid} & {ready} & !dut_{write}) - dut_{n};\n"
                 );
                 format!("{n} & (wf_reads{s} != 16'd0)")
@@ -308,10 +322,11 @@ mod tests {
         assert!(v.contains("assign busy = dut_busy;"));
         // The host's rules.
         assert!(v.contains("assign dut_reset = reset | !wf_por;"));
-        assert!(v.contains("assign dut_imem_we = imem_we & !wf_started;"));
+        assert!(v.contains("assign dut_imem_we = imem_we & !wf_started & !wf_in_reset;"));
         assert!(v.contains("assign dut_launch_entry = launch_entry & 32'h3ffc;"));
         assert!(v.contains("assign dut_imem_addr = imem_addr & 32'hfff;"));
-        assert!(v.contains("assign dut_start = start & !wf_started & wf_launch_ok;"));
+        assert!(v.contains("assign dut_start = start & !wf_started & wf_launch_ok & !wf_in_reset;"));
+        assert!(v.contains("wf_rst_pipe <= {wf_rst_pipe[1:0], dut_reset};"));
         assert!(v.contains(
             "wire wf_launch_ok = (launch_nctaid != 32'd0) & (launch_ntid != 32'd0) & \
              (launch_ntid <= 32'd16) & (launch_shared <= 32'd4096) & \

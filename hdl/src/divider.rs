@@ -488,7 +488,11 @@ impl Logic for Divider {
             // The lane dividers: round 0 from the ports, round k ≥ 1 from the kept operands.
             for i in 0..self._d {
                 self.core[i].clock.next = self.clock.val();
-                self.core[i].load.next = self.accept.val() | self.next_round.val();
+                // While idle the lane dividers load the ports every cycle (so also in the
+                // accepting cycle): their state is read only while busy. `load` then comes from
+                // flip-flops, not through `accept` (the SM's dispatch, the reset): on `small` the
+                // reset → `accept` → 8 lane dividers' 96 load multiplexers was the critical path.
+                self.core[i].load.next = !self.busy_q.q.val() | self.next_round.val();
                 self.core[i].step.next = self.step.val();
                 // While idle the lanes see the ports (only an accept loads them): the operand
                 // and sign choices follow the registered `busy`, not `accept`, whose inputs

@@ -29,6 +29,7 @@ pub mod one_hot;
 pub mod operand_collector;
 pub mod perf_counters;
 pub mod register_file;
+pub mod reset_tree;
 pub mod scheduler;
 pub mod scoreboard;
 pub mod simt_stack;

@@ -29,6 +29,7 @@ use crate::multiplier::{mul_op_code, shift_latency, Multiplier};
 use crate::one_hot::OneHotMux;
 use crate::operand_collector::{OperandCollector, SM_SHAPE};
 use crate::perf_counters::PerfCounters;
+use crate::reset_tree::ResetTree;
 use crate::scheduler::Scheduler;
 use crate::scoreboard::{RegVec, Scoreboard};
 use crate::simt_stack::SimtStack;
@@ -41,12 +42,20 @@ use crate::{BitPack, Unused, WordPack};
 /// One-bit outputs of sub-blocks the SM does not use, besides the per-lane / per-warp / per-bank ones.
 const U1_FIXED: usize = 7;
 
+/// The reset tree's copies: one per unit with a reset (16) and the SM's own logic.
+const RESET_COPIES: usize = 17;
+
 /// CTA launch states.
 
 #[derive(LogicBlock)]
 pub struct Sm<const L: usize> {
     pub clock: Signal<In, Clock>,
+    /// From the top level's reset register; through [`ResetTree`] to each unit (docs/microarch/sm.md, "Reset").
     pub reset: Signal<In, Bit>,
+    /// One registered copy of the reset per unit, and the last for the SM's own logic.
+    rst_tree: ResetTree,
+    /// The SM's own copy of the reset.
+    rst: Signal<Local, Bit>,
 
     // ---- control (from the top level)
     pub load_valid: Signal<In, Bit>,
@@ -516,6 +525,8 @@ impl<const L: usize> Sm<L> {
         Ok(Sm {
             clock: Default::default(),
             reset: Default::default(),
+            rst_tree: ResetTree::new(RESET_COPIES),
+            rst: Default::default(),
             load_valid: Default::default(),
             load_addr: Default::default(),
             load_word: Default::default(),
@@ -832,6 +843,9 @@ impl<const L: usize> Logic for Sm<L> {
     #[hdl_gen]
     fn update(&mut self) {
         // ---------------- clocks and resets
+        self.rst_tree.clock.next = self.clock.val();
+        self.rst_tree.reset.next = self.reset.val();
+        self.rst.next = self.rst_tree.q[16].val();
         self.fetch.clock.next = self.clock.val();
         self.sb.clock.next = self.clock.val();
         self.sched.clock.next = self.clock.val();
@@ -842,10 +856,10 @@ impl<const L: usize> Logic for Sm<L> {
         self.bu.clock.next = self.clock.val();
         self.lsu.clock.next = self.clock.val();
         self.dreg.clock.next = self.clock.val();
-        self.dreg.reset.next = self.reset.val();
+        self.dreg.reset.next = self.rst_tree.q[0].val();
         self.stack.clock.next = self.clock.val();
         self.sport.clock.next = self.clock.val();
-        self.sport.reset.next = self.reset.val();
+        self.sport.reset.next = self.rst_tree.q[1].val();
         self.w_launched.clock.next = self.clock.val();
         self.w_cta.clock.next = self.clock.val();
         self.w_words.clock.next = self.clock.val();
@@ -886,29 +900,29 @@ impl<const L: usize> Logic for Sm<L> {
         self.free_q.clock.next = self.clock.val();
         self.jf_q.clock.next = self.clock.val();
         self.base_q.clock.next = self.clock.val();
-        self.fetch.reset.next = self.reset.val();
-        self.sb.reset.next = self.reset.val();
-        self.sched.reset.next = self.reset.val();
-        self.oc.reset.next = self.reset.val();
-        self.alu.reset.next = self.reset.val();
-        self.mul.reset.next = self.reset.val();
-        self.div.reset.next = self.reset.val();
-        self.bu.reset.next = self.reset.val();
-        self.lsu.reset.next = self.reset.val();
-        self.stack.rst.next = self.reset.val();
+        self.fetch.reset.next = self.rst_tree.q[2].val();
+        self.sb.reset.next = self.rst_tree.q[3].val();
+        self.sched.reset.next = self.rst_tree.q[4].val();
+        self.oc.reset.next = self.rst_tree.q[5].val();
+        self.alu.reset.next = self.rst_tree.q[6].val();
+        self.mul.reset.next = self.rst_tree.q[7].val();
+        self.div.reset.next = self.rst_tree.q[8].val();
+        self.bu.reset.next = self.rst_tree.q[9].val();
+        self.lsu.reset.next = self.rst_tree.q[10].val();
+        self.stack.rst.next = self.rst_tree.q[11].val();
 
         // The LSU's memory port is the SM's.
         MemPort::link(&mut self.mem, &mut self.lsu.mem);
 
         self.ctrs.clock.next = self.clock.val();
-        self.ctrs.reset.next = self.reset.val();
+        self.ctrs.reset.next = self.rst_tree.q[12].val();
 
         self.faults.clock.next = self.clock.val();
         self.launch.clock.next = self.clock.val();
-        self.launch.reset.next = self.reset.val();
+        self.launch.reset.next = self.rst_tree.q[13].val();
         self.tags.clock.next = self.clock.val();
-        self.tags.reset.next = self.reset.val();
-        self.faults.reset.next = self.reset.val();
+        self.tags.reset.next = self.rst_tree.q[14].val();
+        self.faults.reset.next = self.rst_tree.q[15].val();
         self.halted.next = self.faults.valid.val() | self.halt.val();
         self.pk_gw.d[0].next = self.iss_warp.q[0].val();
         self.pk_fw8.d[0].next = self.faults.warp.val();
@@ -1017,7 +1031,7 @@ impl<const L: usize> Logic for Sm<L> {
                         & self.lsu.in_ready.val()
                         & !self.dreg.e_to_lsu.val()
                         & !self.halted.val()
-                        & !self.reset.val();
+                        & !self.rst.val();
                     self.cta_ready.next = self.room.val();
                     self.cta_go.next = self.cta_valid.val() & self.room.val();
                     self.lsu.clear_valid.next = self.cta_go.val();
@@ -1057,8 +1071,8 @@ impl<const L: usize> Logic for Sm<L> {
                         if self.fetch.head_at_return[w].val() & !self.sb.idle[w].val() {
                             self.rdy_d[w].next = false;
                         }
-                        self.rdy_q.d[w].next = self.rdy_d[w].val() & !self.reset.val();
-                        self.hv_q.d[w].next = self.fetch.head_valid[w].val() & !self.reset.val();
+                        self.rdy_q.d[w].next = self.rdy_d[w].val() & !self.rst.val();
+                        self.hv_q.d[w].next = self.fetch.head_valid[w].val() & !self.rst.val();
                         self.idle_q.d[w].next = self.sb.idle[w].val();
                         // Ready but for the issue stage's room (`s_open`): the scheduler
                         // picks among these, and its grant is taken only when the stage is
@@ -1099,14 +1113,14 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tr_grant_warp.next = self.pk_grant8.q.val();
                     self.iss_valid.d[0].next = ((self.iss_valid.q[0].val() & !self.i_fire.val())
                         | self.grant_taken.val())
-                        & !self.reset.val();
+                        & !self.rst.val();
                     self.iss_warp.d[0].next = self.iss_warp.q[0].val();
                     for w in 0..self._warps {
                         self.iss_oh.d[w].next = self.iss_oh.q[w].val() & !self.i_fire.val();
                         if self.grant_taken.val() {
                             self.iss_oh.d[w].next = self.sched.grant[w].val();
                         }
-                        if self.reset.val() {
+                        if self.rst.val() {
                             self.iss_oh.d[w].next = false;
                         }
                     }
@@ -1355,7 +1369,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.slot.d[nd].next = true;
                         }
                     }
-                    if self.reset.val() {
+                    if self.rst.val() {
                         for s in 0..self._slots {
                             self.slot.d[s].next = false;
                         }
@@ -1395,7 +1409,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.rel_rd.d[ns - 1].next = self.ex_d.rd.val();
                         }
                     }
-                    if self.reset.val() {
+                    if self.rst.val() {
                         for r in 0..self._rels {
                             self.rel_valid.d[r].next = false;
                         }
@@ -1578,9 +1592,9 @@ impl<const L: usize> Logic for Sm<L> {
                     self.jl_flag.d[0].next = self.dreg.e_to_alu.val()
                         & self.dreg.e_is_jalr.val()
                         & !self.halted.val()
-                        & !self.reset.val();
+                        & !self.rst.val();
                     for k in 1..self._alu_lat {
-                        self.jl_flag.d[k].next = self.jl_flag.q[k - 1].val() & !self.reset.val();
+                        self.jl_flag.d[k].next = self.jl_flag.q[k - 1].val() & !self.rst.val();
                     }
                     for k in 0..self._jl_first {
                         self.jl_group.d[k].next = self.bu.jalr_group.val();
@@ -1661,7 +1675,7 @@ impl<const L: usize> Logic for Sm<L> {
                         & (self.wb_rd.val() != self.k_zero5.val())
                         & !self.alu.out_valid.val()
                         & !self.mul.out_valid.val()
-                        & !self.reset.val();
+                        & !self.rst.val();
                     self.sb.rel0_warp.next = self.wb_warp.val();
                     self.sb.rel0_rd.next = self.wb_rd.val();
                     self.sb.rel1_valid.next = self.rel_valid.d[0].val();
@@ -1678,12 +1692,12 @@ impl<const L: usize> Logic for Sm<L> {
                     self.tr_st_mask.next = self.st_mask32.val();
 
                     // ---------------- tag table: release, allocation
-                    self.trel_v.d[0].next = self.d_done.val() & !self.reset.val();
+                    self.trel_v.d[0].next = self.d_done.val() & !self.rst.val();
                     self.trel_t.d[0].next = self.td.val();
-                    self.trel_v.d[1].next = self.wb_valid.val() & !self.reset.val();
+                    self.trel_v.d[1].next = self.wb_valid.val() & !self.rst.val();
                     self.trel_t.d[1].next = self.wb_tag.val();
                     self.trel_v.d[2].next =
-                        self.lsu_done.val() & self.lsu.out_store.val() & !self.reset.val();
+                        self.lsu_done.val() & self.lsu.out_store.val() & !self.rst.val();
                     self.trel_t.d[2].next = self.lsu.out_tag.val();
                     for p in 0..RELEASE_PORTS {
                         self.tags.rel_valid[p].next = self.trel_v.q[p].val();
@@ -1785,7 +1799,7 @@ impl<const L: usize> Logic for Sm<L> {
                             & (self.sport.bu_redirect_warp_q.val() == self.k_wid[w].val()))
                             | self.w_redir.q[w].val();
                         self.w_redir.d[w].next =
-                            self.redir_want[w].val() & self.stack.busy[w].val() & !self.reset.val();
+                            self.redir_want[w].val() & self.stack.busy[w].val() & !self.rst.val();
                         self.fetch.redirect[w].next = (self.redir_want[w].val()
                             & !self.stack.busy[w].val()
                             & !self.stack.empty[w].val())
@@ -1871,7 +1885,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.w_rsv.d[w].next = (self.w_rsv.q[w].val()
                             | (self.cta_go.val() & self.take[w].val()))
                             & !(self.l_go.val() & (self.l_warp.val() == self.k_wid[w].val()))
-                            & !self.reset.val();
+                            & !self.rst.val();
                         for _z in 0..self._gto {
                             self.sched.launch[w].next = false;
                         }
@@ -1899,7 +1913,7 @@ impl<const L: usize> Logic for Sm<L> {
                             self.pk_launch.d[w].next = true;
                             self.sb.clear[w].next = true;
                         }
-                        if self.reset.val() {
+                        if self.rst.val() {
                             self.w_launched.d[w].next = false;
                             self.w_bar.d[w].next = false;
                         }
@@ -1919,7 +1933,7 @@ impl<const L: usize> Logic for Sm<L> {
                         {
                             self.c_launching.d[j].next = false;
                         }
-                        if self.reset.val() {
+                        if self.rst.val() {
                             self.c_valid.d[j].next = false;
                             self.c_launching.d[j].next = false;
                         }

@@ -10,6 +10,7 @@ use warpforge_config::GpuConfig;
 use warpforge_isa::memmap;
 
 use crate::mem_port::MemPort;
+use crate::reset_tree::ResetTree;
 use crate::sm::Sm;
 use crate::{rename_top, verilog_of, HdlError, Unused};
 
@@ -125,6 +126,12 @@ pub struct Top<const L: usize> {
     tr_sink64: Unused<Bits<64>>,
     tr_sink1024: Unused<Bits<1024>>,
 
+    /// The `reset` pin's register: the first stage of the reset tree, into each SM's tree and
+    /// the top level's own (docs/microarch/sm.md, "Reset").
+    rst_in: DFF<Bit>,
+    rst_tree: ResetTree,
+    /// The top level's copy of the reset ([`crate::reset_tree::RESET_LATENCY`] cycles after the pin).
+    rst: Signal<Local, Bit>,
     running: DFF<Bit>,
     done_r: DFF<Bit>,
     fault_r: DFF<Bit>,
@@ -265,6 +272,9 @@ impl<const L: usize> Top<L> {
             tr_sink32: sink(7, sink_sms),
             tr_sink64: sink(4, sink_sms),
             tr_sink1024: sink(3, sink_sms),
+            rst_in: Default::default(),
+            rst_tree: ResetTree::new(1),
+            rst: Default::default(),
             running: Default::default(),
             done_r: Default::default(),
             fault_r: Default::default(),
@@ -324,6 +334,11 @@ impl<const L: usize> Top<L> {
 impl<const L: usize> Logic for Top<L> {
     #[hdl_gen]
     fn update(&mut self) {
+        self.rst_in.clock.next = self.clock.val();
+        self.rst_tree.clock.next = self.clock.val();
+        self.rst_in.d.next = self.reset.val();
+        self.rst_tree.reset.next = self.rst_in.q.val();
+        self.rst.next = self.rst_tree.q[0].val();
         self.running.clock.next = self.clock.val();
         self.done_r.clock.next = self.clock.val();
         self.fault_r.clock.next = self.clock.val();
@@ -350,7 +365,7 @@ impl<const L: usize> Logic for Top<L> {
             self.first_gtid.next = self.gtid_base[i].val();
         }
         self.cycles.d.next = self.cycles.q.val() + self.k_one64.val();
-        if self.reset.val() {
+        if self.rst.val() {
             self.cycles.d.next = self.base.val();
         }
         self.cycle_count.next = self.cycles.q.val();
@@ -364,7 +379,7 @@ impl<const L: usize> Logic for Top<L> {
         for _nl in self._lanes..(self._lanes + 1) {
             for s in 0..self._sms {
                 self.sm[s].clock.next = self.clock.val();
-                self.sm[s].reset.next = self.reset.val();
+                self.sm[s].reset.next = self.rst_in.q.val();
                 self.sm[s].load_valid.next = self.imem_we.val();
                 self.sm[s].load_addr.next = self.imem_addr.val();
                 self.sm[s].load_word.next = self.imem_word.val();
@@ -522,7 +537,7 @@ impl<const L: usize> Logic for Top<L> {
             self.ctas_left.d.next = self.launch_nctaid.val();
             self.more_ctas.d.next = self.launch_nctaid.val() != self.k_zero32.val();
         }
-        if self.reset.val() {
+        if self.rst.val() {
             self.running.d.next = false;
             self.done_r.d.next = false;
             self.fault_r.d.next = false;

@@ -3,6 +3,7 @@
 //! checking run and the VCD re-run, which must see exactly the same inputs.
 
 use warpforge_config::GpuConfig;
+use warpforge_hdl::reset_tree::RESET_LATENCY;
 use warpforge_loader::KernelImage;
 
 use super::ports::TopPorts;
@@ -121,6 +122,9 @@ impl Session {
         m.set(c.reset, 1);
         m.ticks(c.clock, RESET_CYCLES);
         m.set(c.reset, 0);
+        // The GPU sees the pin through its reset tree: it leaves reset RESET_LATENCY cycles
+        // later, so the load starts then (docs/microarch/sm.md, "Reset").
+        m.ticks(c.clock, RESET_LATENCY);
         for (i, (&word, recon)) in image.text.iter().zip(&image.sidecar).enumerate() {
             m.set(c.imem_we, 1);
             m.set(c.imem_addr, i as u64);

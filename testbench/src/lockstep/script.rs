@@ -23,6 +23,7 @@ use warpforge_sim::scheduler::{Scheduler, SchedulerInputs};
 use warpforge_sim::{Fault, Gpu};
 
 use warpforge_hdl::mem_port::top_mem_port_name;
+use warpforge_hdl::reset_tree::RESET_LATENCY;
 
 use super::Launch;
 use crate::memory_model::MemRequest;
@@ -521,11 +522,15 @@ impl Script {
         let g = self.fault_after.unwrap_or(f);
         let _ = write!(
             v,
-            "    reg [63:0] cyc;
+            "    // The reset tree of the real top: the pin reaches the logic {lat} cycles late.
+    reg [{lat_m1}:0] rst_pipe;
+    always @(posedge clock) rst_pipe <= {{rst_pipe[{lat_m2}:0], reset}};
+    wire rst = rst_pipe[{lat_m1}];
+    reg [63:0] cyc;
     reg running;
     reg [31:0] k;
     always @(posedge clock) begin
-        if (reset) begin
+        if (rst) begin
             cyc <= ctr_base$0;
             running <= 1'b0;
             k <= 32'd0;
@@ -562,7 +567,10 @@ impl Script {
             g.lane,
             f.lane,
             g.addr,
-            f.addr
+            f.addr,
+            lat = RESET_LATENCY,
+            lat_m1 = RESET_LATENCY - 1,
+            lat_m2 = RESET_LATENCY - 2,
         );
         for s in 0..sms {
             // Counters from `ctr_base`: issue records and idle cycles so far; no conflicts.
@@ -572,7 +580,7 @@ impl Script {
     reg [31:0] idles${s};
     reg [31:0] base${s};
     always @(posedge clock) begin
-        if (reset) begin
+        if (rst) begin
             issued${s} <= ctr_base$0[31:0];
             idles${s} <= ctr_base$0[31:0];
             base${s} <= ctr_base$0[31:0];
