@@ -8,9 +8,9 @@
 //! ```text
 //!   a·b = hh·2^32 + (lh + hl)·2^16 + ll      (ll = a_lo·b_lo, lh = a_lo·b_hi, hl = a_hi·b_lo,
 //!                                              hh = a_hi·b_hi)
-//!   mid = ll[31:16] + lh[15:0] + hl[15:0]            (< 2^18, no overflow in 32 bits)
-//!   lo  = {mid[15:0], ll[15:0]}
-//!   hi  = hh + lh[31:16] + hl[31:16] + mid[31:16]    (the high word of the unsigned product)
+//!   s   = ll[31:16] + lh + hl + hh·2^16          (48 bits: the product above bit 15)
+//!   lo  = {s[15:0], ll[15:0]}
+//!   hi  = s[47:16]                              (the high word of the unsigned product)
 //! ```
 //!
 //! and gets the signed high words by correction terms: with `s(x) = x - 2^32·x[31]`,
@@ -34,11 +34,12 @@
 //!
 //! Pipeline: stage 0 (the issue cycle) forms the partial products and the correction term; with
 //! `mul_latency >= 2` they are registered, the next cycle sums them and the sum goes through the
-//! remaining `mul_latency - 1` result registers. With `mul_latency >= 3` the sum takes two
-//! cycles: the first forms `mid`, the low word and the high word without `mid[31:16]` (`t`), the
-//! second adds `mid[31:16]` (at most 2) to `t`, so no cycle holds two 32-bit carry chains in
-//! series (docs/microarch/execution_units.md, "Timing"); then `mul_latency - 2` result registers. With `mul_latency = 1` everything shares the
-//! issue cycle and one result register. Inactive lanes produce 0.
+//! remaining `mul_latency - 1` result registers. The sum is one 48-bit addition of every term
+//! above bit 15 ([`ProductSum`]: a carry-save tree and one carry chain, not `mid` and then the
+//! high word in series). With `mul_latency >= 3` the sum is registered once more (stage 2)
+//! before the `mul_latency - 2` result registers (docs/microarch/execution_units.md,
+//! "Timing"). With `mul_latency = 1` everything shares the issue cycle and one result
+//! register. Inactive lanes produce 0.
 //!
 //! Shifts need no sum: multiplying by a power of two, the four partial products occupy
 //! disjoint bit ranges, so the product is their OR, and an arithmetic shift's correction
@@ -92,6 +93,50 @@ pub fn shift_op_code(op: AluOp) -> Option<u8> {
         AluOp::Srl => mul_op_code(MulDivOp::Mulhu),
         AluOp::Sra => mul_op_code(MulDivOp::Mulhsu),
         _ => None,
+    }
+}
+
+/// The product's words from the registered partial products and correction in one sum:
+/// `{hi, lo} = ll + (lh + hl)·2^16 + hh·2^32 − corr·2^32` (mod 2^64). A custom leaf: rust-hdl
+/// 0.46 cannot widen `Bits<32>` to 48 bits. yosys makes the 48-bit sum above bit 15 one `$macc`:
+/// a carry-save tree of full adders (LUT levels) and one carry chain, where the column form
+/// (`mid`, then the high word plus `mid`'s carry) put two carry chains in series (on `tiny` the
+/// placed critical path of 12a9630, seed 1: stage-1 registers → `mid` → high word → result,
+/// 12.51 ns).
+#[derive(LogicBlock, Default)]
+pub struct ProductSum {
+    pub ll: Signal<In, Bits<32>>,
+    pub lh: Signal<In, Bits<32>>,
+    pub hl: Signal<In, Bits<32>>,
+    pub hh: Signal<In, Bits<32>>,
+    pub corr: Signal<In, Bits<32>>,
+    pub lo: Signal<Out, Bits<32>>,
+    pub hi: Signal<Out, Bits<32>>,
+}
+
+impl Logic for ProductSum {
+    fn update(&mut self) {
+        let wide = |x: Bits<32>| x.index() as u64;
+        let above = ((wide(self.ll.val()) >> 16) + wide(self.lh.val()) + wide(self.hl.val()))
+            .wrapping_add(wide(self.hh.val()) << 16)
+            .wrapping_sub(wide(self.corr.val()) << 16);
+        let above = above & ((1u64 << 48) - 1);
+        self.lo.next = (((above & 0xffff) << 16) | (wide(self.ll.val()) & 0xffff)).to_bits();
+        self.hi.next = (above >> 16).to_bits();
+    }
+
+    fn connect(&mut self) {
+        self.lo.connect();
+        self.hi.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "wire [47:0] above;\n\
+             assign above = {32'd0, ll[31:16]} + {16'd0, lh} + {16'd0, hl} + {hh, 16'd0} - {corr, 16'd0};\n\
+             always @(*) begin lo = {above[15:0], ll[15:0]}; hi = above[47:16]; end\n"
+                .into(),
+        )
     }
 }
 
@@ -161,20 +206,14 @@ pub struct MulLane {
     x_corr: Signal<Local, Bits<32>>,
     x_hi: Signal<Local, Bit>,
     x_active: Signal<Local, Bit>,
-    mid: Signal<Local, Bits<32>>,
-    lo_word: Signal<Local, Bits<32>>,
-    /// The high word without the middle column's carry (`mid >> 16`, at most 2).
-    t_word: Signal<Local, Bits<32>>,
-    // Stage-2 registers: one each when latency >= 3 (the high word's last addition a cycle
-    // after the rest of the sum), none otherwise.
+    /// Stage 1: the product's low and high words.
+    sum: ProductSum,
+    // Stage-2 registers: one each when latency >= 3 (the sum registered), none otherwise.
     s2_lo: Vec<DFF<Bits<32>>>,
-    s2_t: Vec<DFF<Bits<32>>>,
-    s2_mid_hi: Vec<DFF<Bits<32>>>,
+    s2_hi_word: Vec<DFF<Bits<32>>>,
     s2_hi: Vec<DFF<Bit>>,
     s2_active: Vec<DFF<Bit>>,
     y_lo: Signal<Local, Bits<32>>,
-    y_t: Signal<Local, Bits<32>>,
-    y_mid_hi: Signal<Local, Bits<32>>,
     y_hi: Signal<Local, Bit>,
     y_active: Signal<Local, Bit>,
     hi_word: Signal<Local, Bits<32>>,
@@ -185,7 +224,6 @@ pub struct MulLane {
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
     k_msb: Constant<Bits<32>>,
-    k_low16: Constant<Bits<32>>,
     k_ones: Vec<Constant<Bits<32>>>,
     op_mul: Constant<Bits<2>>,
     op_mulh: Constant<Bits<2>>,
@@ -253,17 +291,12 @@ impl MulLane {
             x_corr: Default::default(),
             x_hi: Default::default(),
             x_active: Default::default(),
-            mid: Default::default(),
-            lo_word: Default::default(),
-            t_word: Default::default(),
+            sum: Default::default(),
             s2_lo: (0..staged2).map(|_| DFF::default()).collect(),
-            s2_t: (0..staged2).map(|_| DFF::default()).collect(),
-            s2_mid_hi: (0..staged2).map(|_| DFF::default()).collect(),
+            s2_hi_word: (0..staged2).map(|_| DFF::default()).collect(),
             s2_hi: (0..staged2).map(|_| DFF::default()).collect(),
             s2_active: (0..staged2).map(|_| DFF::default()).collect(),
             y_lo: Default::default(),
-            y_t: Default::default(),
-            y_mid_hi: Default::default(),
             y_hi: Default::default(),
             y_active: Default::default(),
             hi_word: Default::default(),
@@ -273,7 +306,6 @@ impl MulLane {
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
             k_msb: Constant::new(0x8000_0000u64.to_bits()),
-            k_low16: Constant::new(0xffffu64.to_bits()),
             k_ones: (0..split)
                 .map(|_| Constant::new(0xffff_ffffu64.to_bits()))
                 .collect(),
@@ -406,38 +438,31 @@ impl Logic for MulLane {
             self.sh_q[i].d.next = self.sh_value[i].val();
             self.sh_active_q[i].d.next = self.s1_sh_active[i].q.val();
         }
-        // Stage 1: column sums of the 16-bit digits, then the signed correction.
-        self.mid.next = (self.x_ll.val() >> 16)
-            + (self.x_lh.val() & self.k_low16.val())
-            + (self.x_hl.val() & self.k_low16.val());
-        self.lo_word.next = (self.x_ll.val() & self.k_low16.val()) | (self.mid.val() << 16);
-        self.t_word.next =
-            self.x_hh.val() + (self.x_lh.val() >> 16) + (self.x_hl.val() >> 16) - self.x_corr.val();
-        // Stage-2 registers (latency >= 3): the middle column's carry is added a cycle later,
-        // so neither cycle holds the two carry chains in series.
-        self.y_lo.next = self.lo_word.val();
-        self.y_t.next = self.t_word.val();
-        self.y_mid_hi.next = self.mid.val() >> 16;
+        // Stage 1: the sum of the partial products and the signed correction.
+        self.sum.ll.next = self.x_ll.val();
+        self.sum.lh.next = self.x_lh.val();
+        self.sum.hl.next = self.x_hl.val();
+        self.sum.hh.next = self.x_hh.val();
+        self.sum.corr.next = self.x_corr.val();
+        // Stage-2 registers (latency >= 3): the sum registered.
+        self.y_lo.next = self.sum.lo.val();
+        self.hi_word.next = self.sum.hi.val();
         self.y_hi.next = self.x_hi.val();
         self.y_active.next = self.x_active.val();
         for i in 0..self.s2_lo.len() {
             self.s2_lo[i].clock.next = self.clock.val();
-            self.s2_t[i].clock.next = self.clock.val();
-            self.s2_mid_hi[i].clock.next = self.clock.val();
+            self.s2_hi_word[i].clock.next = self.clock.val();
             self.s2_hi[i].clock.next = self.clock.val();
             self.s2_active[i].clock.next = self.clock.val();
-            self.s2_lo[i].d.next = self.lo_word.val();
-            self.s2_t[i].d.next = self.t_word.val();
-            self.s2_mid_hi[i].d.next = self.mid.val() >> 16;
+            self.s2_lo[i].d.next = self.sum.lo.val();
+            self.s2_hi_word[i].d.next = self.sum.hi.val();
             self.s2_hi[i].d.next = self.x_hi.val();
             self.s2_active[i].d.next = self.x_active.val();
             self.y_lo.next = self.s2_lo[i].q.val();
-            self.y_t.next = self.s2_t[i].q.val();
-            self.y_mid_hi.next = self.s2_mid_hi[i].q.val();
+            self.hi_word.next = self.s2_hi_word[i].q.val();
             self.y_hi.next = self.s2_hi[i].q.val();
             self.y_active.next = self.s2_active[i].q.val();
         }
-        self.hi_word.next = self.y_t.val() + self.y_mid_hi.val();
         if !self.y_active.val() {
             self.value.next = self.k_zero.val();
         } else if self.y_hi.val() {
