@@ -106,12 +106,10 @@ pub struct DispatchRegister<const L: usize> {
     pub e_div_data: Vec<Signal<Out, Bits<32>>>,
     pub e_lsu_data: Vec<Signal<Out, Bits<32>>>,
     pub e_bu_data: Vec<Signal<Out, Bits<32>>>,
-    // ---- a shift's amount per lane (`rs2[4:0]` or the immediate's) and whether it is a right
-    // shift: the multiplier decodes its power of two from them (hdl/src/multiplier.rs)
-    pub d_sh_amount: Vec<Signal<In, Bits<5>>>,
-    pub e_sh_amount: Vec<Signal<Out, Bits<5>>>,
-    pub d_sh_right: Signal<In, Bit>,
-    pub e_sh_right: Signal<Out, Bit>,
+    // ---- a shift's exponent per lane: its amount (`rs2[4:0]` or the immediate's), inverted for
+    // a right shift; the multiplier decodes its power of two from it (hdl/src/multiplier.rs)
+    pub d_sh_expo: Vec<Signal<In, Bits<5>>>,
+    pub e_sh_expo: Vec<Signal<Out, Bits<5>>>,
 
     to_alu: DFF<Bit>,
     to_mul: DFF<Bit>,
@@ -148,8 +146,7 @@ pub struct DispatchRegister<const L: usize> {
     div_data: RegVec<Bits<32>>,
     lsu_data: RegVec<Bits<32>>,
     bu_data: RegVec<Bits<32>>,
-    sh_amount: RegVec<Bits<5>>,
-    sh_right: DFF<Bit>,
+    sh_expo: RegVec<Bits<5>>,
     _n: usize,
     /// `2 L`: the words of sources 0 and 1.
     _n2: usize,
@@ -229,10 +226,8 @@ impl<const L: usize> DispatchRegister<L> {
             e_div_data: crate::sigs(2 * L),
             e_lsu_data: crate::sigs(2 * L),
             e_bu_data: crate::sigs(n),
-            d_sh_amount: crate::sigs(L),
-            e_sh_amount: crate::sigs(L),
-            d_sh_right: Default::default(),
-            e_sh_right: Default::default(),
+            d_sh_expo: crate::sigs(L),
+            e_sh_expo: crate::sigs(L),
             to_alu: Default::default(),
             to_mul: Default::default(),
             to_div: Default::default(),
@@ -268,8 +263,7 @@ impl<const L: usize> DispatchRegister<L> {
             div_data: RegVec::new(2 * L),
             lsu_data: RegVec::new(2 * L),
             bu_data: RegVec::new(n),
-            sh_amount: RegVec::new(L),
-            sh_right: Default::default(),
+            sh_expo: RegVec::new(L),
             _n: n,
             _n2: 2 * L,
         }
@@ -318,13 +312,10 @@ impl<const L: usize> Logic for DispatchRegister<L> {
         self.div_data.clock.next = self.clock.val();
         self.lsu_data.clock.next = self.clock.val();
         self.bu_data.clock.next = self.clock.val();
-        self.sh_amount.clock.next = self.clock.val();
-        self.sh_right.clock.next = self.clock.val();
-        self.sh_right.d.next = self.d_sh_right.val();
-        self.e_sh_right.next = self.sh_right.q.val();
+        self.sh_expo.clock.next = self.clock.val();
         for l in 0..L {
-            self.sh_amount.d[l].next = self.d_sh_amount[l].val();
-            self.e_sh_amount[l].next = self.sh_amount.q[l].val();
+            self.sh_expo.d[l].next = self.d_sh_expo[l].val();
+            self.e_sh_expo[l].next = self.sh_expo.q[l].val();
         }
         self.to_alu.d.next = self.d_to_alu.val() & !self.reset.val();
         self.to_mul.d.next = self.d_to_mul.val() & !self.reset.val();

@@ -24,12 +24,14 @@
 //!   mul    = lo
 //! ```
 //!
-//! A shift multiplies by a power of two: `a << sh` is the low word of `a · 2^sh`, and for
-//! `sh ≠ 0` `a >> sh` is the high word of `a · 2^(32−sh)`, unsigned (mulhu) or with `a` signed
-//! (mulhsu: the arithmetic shift); a right shift by 0 is the low word of `a · 1`. The dispatch
-//! register holds the amount `sh` and the direction; the issue cycle decodes the power of two
-//! straight from them (`1 << sh`, or `(2^31 >> sh) << 1` = `2^(32−sh)` for a right shift: each
-//! bit a function of the six registered bits, no `32 − sh`) in front of the `MULT18X18D`s
+//! A shift multiplies by a power of two: `a << sh` is the low word of `a · 2^sh`, and
+//! `a >> sh` is the product `a · 2^(31−sh)`'s bits 62 … 31 (`{hi[30:0], lo[31]}`), unsigned
+//! (mulhu) or with `a` signed (mulhsu: the arithmetic shift), for every `sh` including 0. The
+//! dispatch register holds the exponent `e`: `sh`, or for a right shift `31 − sh`, which is `sh`
+//! with its five bits inverted (one LUT with the amount's choice, no subtraction). The issue
+//! cycle forms `2^e` as the AND of two one-hot halves (`e[4:2]`'s nibble, `e[1:0]`'s bit in
+//! every nibble), each bit of a half a function of at most three registered bits, and chooses
+//! it against `b` by the shift flag: two LUT levels in front of the `MULT18X18D`s
 //! (docs/microarch/execution_units.md, "Shifts").
 //!
 //! Pipeline: stage 0 (the issue cycle) forms the partial products and the correction term; with
@@ -59,6 +61,12 @@ use warpforge_config::GpuConfig;
 use warpforge_isa::{AluOp, MulDivOp};
 
 use crate::alu::{check_unit_config, ExecConfigError, TAG_BITS};
+
+/// The yosys selection of the shift's power-of-two halves in a flattened design (every lane's
+/// `pow_hi` and `pow_lo`): the synthesis scripts (gen/src/synth) mark them `keep`, so ABC maps
+/// the power and its choice against `b` in two LUT levels; left to itself it mapped the power
+/// in three (docs/microarch/execution_units.md, "Shifts").
+pub const POWER_HALVES: &str = "w:*.mul.lane*.pow_hi w:*.mul.lane*.pow_lo";
 
 /// The latency of a shift when `mul_latency` is at least this: the carry-free path's.
 pub const SHIFT_LATENCY: usize = 2;
@@ -146,11 +154,11 @@ pub struct MulLane {
     pub clock: Signal<In, Clock>,
     pub op: Signal<In, Bits<2>>,
     /// The op is a shift (`sll` with `op` mul, `srl` with mulhu, `sra` with mulhsu): `a` is
-    /// multiplied by a power of two (from `amount` and `right`) instead of `b`.
+    /// multiplied by the power of two `2^expo` instead of `b`.
     pub shift: Signal<In, Bit>,
-    /// A shift's amount and direction (`srl`, `sra`), registered at dispatch.
-    pub amount: Signal<In, Bits<5>>,
-    pub right: Signal<In, Bit>,
+    /// A shift's exponent, registered at dispatch: the amount `sh` for `sll`, `31 − sh`
+    /// (`sh` inverted) for `srl` and `sra`, whose result is the product's bits 62 … 31.
+    pub expo: Signal<In, Bits<5>>,
     pub a: Signal<In, Bits<32>>,
     pub b: Signal<In, Bits<32>>,
     pub active: Signal<In, Bit>,
@@ -159,8 +167,14 @@ pub struct MulLane {
     /// The lane's mask bit of the op issued `latency` cycles ago.
     pub active_out: Signal<Out, Bit>,
     // Stage 0: a shift's power of two, partial products and correction.
-    m_op: Signal<Local, Bits<2>>,
     m_b: Signal<Local, Bits<32>>,
+    /// `2^expo` as the AND of two one-hot halves, each bit of one half a function of at most
+    /// three registered bits: `pow_hi` is 0xF in the nibble `expo[4:2]`, `pow_lo` the bit
+    /// `expo[1:0]` in every nibble. Kept by the synthesis scripts ([`POWER_HALVES`]) so that
+    /// the power and its choice against `b` stay two LUT levels in front of the `MULT18X18D`s.
+    pow_hi: Signal<Local, Bits<32>>,
+    pow_lo1: Signal<Local, Bits<32>>,
+    pow_lo: Signal<Local, Bits<32>>,
     a_lo: Signal<Local, Bits<16>>,
     a_hi: Signal<Local, Bits<16>>,
     b_lo: Signal<Local, Bits<16>>,
@@ -187,6 +201,8 @@ pub struct MulLane {
     s1_hh: Vec<DFF<Bits<32>>>,
     s1_corr: Vec<DFF<Bits<32>>>,
     s1_hi: Vec<DFF<Bit>>,
+    /// The op is a shift: a right shift's result is the window `{hi[30:0], lo[31]}`.
+    s1_shift: Vec<DFF<Bit>>,
     s1_active: Vec<DFF<Bit>>,
     // The shift path's stage-1 registers (latency >= 3 only).
     s1_sh_active: Vec<DFF<Bit>>,
@@ -205,6 +221,7 @@ pub struct MulLane {
     x_hh: Signal<Local, Bits<32>>,
     x_corr: Signal<Local, Bits<32>>,
     x_hi: Signal<Local, Bit>,
+    x_shift: Signal<Local, Bit>,
     x_active: Signal<Local, Bit>,
     /// Stage 1: the product's low and high words.
     sum: ProductSum,
@@ -212,9 +229,11 @@ pub struct MulLane {
     s2_lo: Vec<DFF<Bits<32>>>,
     s2_hi_word: Vec<DFF<Bits<32>>>,
     s2_hi: Vec<DFF<Bit>>,
+    s2_shift: Vec<DFF<Bit>>,
     s2_active: Vec<DFF<Bit>>,
     y_lo: Signal<Local, Bits<32>>,
     y_hi: Signal<Local, Bit>,
+    y_shift: Signal<Local, Bit>,
     y_active: Signal<Local, Bit>,
     hi_word: Signal<Local, Bits<32>>,
     value: Signal<Local, Bits<32>>,
@@ -223,7 +242,8 @@ pub struct MulLane {
     active_q: Vec<DFF<Bit>>,
     k_zero: Constant<Bits<32>>,
     k_one: Constant<Bits<32>>,
-    k_msb: Constant<Bits<32>>,
+    k_nibble: Constant<Bits<32>>,
+    k_expo_hi: Constant<Bits<5>>,
     k_ones: Vec<Constant<Bits<32>>>,
     op_mul: Constant<Bits<2>>,
     op_mulh: Constant<Bits<2>>,
@@ -245,15 +265,16 @@ impl MulLane {
             clock: Default::default(),
             op: Default::default(),
             shift: Default::default(),
-            amount: Default::default(),
-            right: Default::default(),
+            expo: Default::default(),
             a: Default::default(),
             b: Default::default(),
             active: Default::default(),
             result: Default::default(),
             active_out: Default::default(),
-            m_op: Default::default(),
             m_b: Default::default(),
+            pow_hi: Default::default(),
+            pow_lo1: Default::default(),
+            pow_lo: Default::default(),
             a_lo: Default::default(),
             a_hi: Default::default(),
             b_lo: Default::default(),
@@ -275,6 +296,7 @@ impl MulLane {
             s1_hh: (0..staged).map(|_| DFF::default()).collect(),
             s1_corr: (0..staged).map(|_| DFF::default()).collect(),
             s1_hi: (0..staged).map(|_| DFF::default()).collect(),
+            s1_shift: (0..staged).map(|_| DFF::default()).collect(),
             s1_active: (0..staged).map(|_| DFF::default()).collect(),
             s1_sh_active: (0..split).map(|_| DFF::default()).collect(),
             s1_sh_neg: (0..split).map(|_| DFF::default()).collect(),
@@ -290,14 +312,17 @@ impl MulLane {
             x_hh: Default::default(),
             x_corr: Default::default(),
             x_hi: Default::default(),
+            x_shift: Default::default(),
             x_active: Default::default(),
             sum: Default::default(),
             s2_lo: (0..staged2).map(|_| DFF::default()).collect(),
             s2_hi_word: (0..staged2).map(|_| DFF::default()).collect(),
             s2_hi: (0..staged2).map(|_| DFF::default()).collect(),
+            s2_shift: (0..staged2).map(|_| DFF::default()).collect(),
             s2_active: (0..staged2).map(|_| DFF::default()).collect(),
             y_lo: Default::default(),
             y_hi: Default::default(),
+            y_shift: Default::default(),
             y_active: Default::default(),
             hi_word: Default::default(),
             value: Default::default(),
@@ -305,7 +330,8 @@ impl MulLane {
             active_q: (0..regs).map(|_| DFF::default()).collect(),
             k_zero: Constant::new(0u64.to_bits()),
             k_one: Constant::new(1u64.to_bits()),
-            k_msb: Constant::new(0x8000_0000u64.to_bits()),
+            k_nibble: Constant::new(0xfu64.to_bits()),
+            k_expo_hi: Constant::new(0b11100u64.to_bits()),
             k_ones: (0..split)
                 .map(|_| Constant::new(0xffff_ffffu64.to_bits()))
                 .collect(),
@@ -320,19 +346,21 @@ impl MulLane {
 impl Logic for MulLane {
     #[hdl_gen]
     fn update(&mut self) {
-        // A shift multiplies by `2^sh`, a right shift by `2^(32 − sh)` (module documentation):
-        // each bit of the power is a function of the registered amount and direction.
-        self.m_op.next = self.op.val();
+        // A shift multiplies by `2^expo` (module documentation): its two one-hot halves, then
+        // each bit of `b`'s replacement is a function of four bits (shift, b, the halves).
+        self.pow_hi.next = self.k_nibble.val() << (self.expo.val() & self.k_expo_hi.val());
+        self.pow_lo1.next = self.k_one.val() << self.expo.val().get_bits::<2>(0);
+        self.pow_lo.next = self.pow_lo1.val()
+            | (self.pow_lo1.val() << 4)
+            | (self.pow_lo1.val() << 8)
+            | (self.pow_lo1.val() << 12)
+            | (self.pow_lo1.val() << 16)
+            | (self.pow_lo1.val() << 20)
+            | (self.pow_lo1.val() << 24)
+            | (self.pow_lo1.val() << 28);
         self.m_b.next = self.b.val();
         if self.shift.val() {
-            self.m_b.next = self.k_one.val() << self.amount.val();
-            if self.right.val() {
-                self.m_b.next = (self.k_msb.val() >> self.amount.val()) << 1;
-            }
-            if !self.amount.val().any() {
-                self.m_b.next = self.k_one.val();
-                self.m_op.next = self.op_mul.val();
-            }
+            self.m_b.next = self.pow_hi.val() & self.pow_lo.val();
         }
         // Stage 0: 16-bit digits, the four partial products, the signed correction.
         self.a_lo.next = self.a.val().get_bits::<16>(0);
@@ -345,23 +373,23 @@ impl Logic for MulLane {
         self.p_hh.next = self.a_hi.val() * self.b_hi.val();
         self.corr_a.next = self.k_zero.val();
         if self.a.val().get_bit(31)
-            & ((self.m_op.val() == self.op_mulh.val()) | (self.m_op.val() == self.op_mulhsu.val()))
+            & ((self.op.val() == self.op_mulh.val()) | (self.op.val() == self.op_mulhsu.val()))
         {
             self.corr_a.next = self.m_b.val();
         }
         self.corr_b.next = self.k_zero.val();
-        if self.m_b.val().get_bit(31) & (self.m_op.val() == self.op_mulh.val()) {
+        if self.m_b.val().get_bit(31) & (self.op.val() == self.op_mulh.val()) {
             self.corr_b.next = self.a.val();
         }
         self.corr.next = self.corr_a.val() + self.corr_b.val();
-        self.want_hi.next = self.m_op.val() != self.op_mul.val();
+        self.want_hi.next = self.op.val() != self.op_mul.val();
         // With its own path a shift leaves the multiplication path's lanes inactive (0).
         self.mul_active.next = self.active.val();
         for i in 0..self.s1_sh_active.len() {
             self.mul_active.next = self.active.val() & !self.shift.val();
             self.sh_active[i].next = self.active.val() & self.shift.val();
             self.sh_neg[i].next =
-                self.a.val().get_bit(31) & (self.m_op.val() == self.op_mulhsu.val());
+                self.a.val().get_bit(31) & (self.op.val() == self.op_mulhsu.val());
         }
         // Stage-1 registers (absent when latency = 1: the sum then uses stage 0 directly).
         self.x_ll.next = self.p_ll.val();
@@ -370,6 +398,7 @@ impl Logic for MulLane {
         self.x_hh.next = self.p_hh.val();
         self.x_corr.next = self.corr.val();
         self.x_hi.next = self.want_hi.val();
+        self.x_shift.next = self.shift.val();
         self.x_active.next = self.mul_active.val();
         for i in 0..self.s1_ll.len() {
             self.s1_ll[i].clock.next = self.clock.val();
@@ -378,6 +407,7 @@ impl Logic for MulLane {
             self.s1_hh[i].clock.next = self.clock.val();
             self.s1_corr[i].clock.next = self.clock.val();
             self.s1_hi[i].clock.next = self.clock.val();
+            self.s1_shift[i].clock.next = self.clock.val();
             self.s1_active[i].clock.next = self.clock.val();
             self.s1_ll[i].d.next = self.p_ll.val();
             self.s1_lh[i].d.next = self.p_lh.val();
@@ -385,6 +415,7 @@ impl Logic for MulLane {
             self.s1_hh[i].d.next = self.p_hh.val();
             self.s1_corr[i].d.next = self.corr.val();
             self.s1_hi[i].d.next = self.want_hi.val();
+            self.s1_shift[i].d.next = self.shift.val();
             self.s1_active[i].d.next = self.mul_active.val();
             self.x_ll.next = self.s1_ll[i].q.val();
             self.x_lh.next = self.s1_lh[i].q.val();
@@ -392,6 +423,7 @@ impl Logic for MulLane {
             self.x_hh.next = self.s1_hh[i].q.val();
             self.x_corr.next = self.s1_corr[i].q.val();
             self.x_hi.next = self.s1_hi[i].q.val();
+            self.x_shift.next = self.s1_shift[i].q.val();
             self.x_active.next = self.s1_active[i].q.val();
         }
         // The shift path (latency >= 3): the partial products' OR, and for an arithmetic
@@ -404,18 +436,8 @@ impl Logic for MulLane {
             self.sh_active_q[i].clock.next = self.clock.val();
             self.s1_sh_active[i].d.next = self.sh_active[i].val();
             self.s1_sh_neg[i].d.next = self.sh_neg[i].val();
-            // The correction's exponent, `sh` or `32 − sh`, as bit logic (not `0 − sh`, which
-            // yosys made a carry chain): `−sh` (mod 32) flips every bit above the lowest set
-            // one, `sh ^ (prefix-OR(sh) << 1)`.
-            self.s1_expo[i].d.next = self.amount.val();
-            if self.right.val() {
-                self.s1_expo[i].d.next = self.amount.val()
-                    ^ ((self.amount.val()
-                        | (self.amount.val() << 1)
-                        | (self.amount.val() << 2)
-                        | (self.amount.val() << 3))
-                        << 1);
-            }
+            // The correction's exponent (an arithmetic shift's `− 2^(32 + expo)`).
+            self.s1_expo[i].d.next = self.expo.val();
             self.sh_lo[i].next = self.s1_ll[i].q.val()
                 | (self.s1_lh[i].q.val() << 16)
                 | (self.s1_hl[i].q.val() << 16);
@@ -428,11 +450,13 @@ impl Logic for MulLane {
                     | (self.s1_hl[i].q.val() >> 16)
                     | (self.k_ones[i].val() << self.s1_expo[i].q.val());
             }
+            // A right shift (an op with the high word) is the window: bits 62 … 31.
             self.sh_value[i].next = self.k_zero.val();
             if self.s1_sh_active[i].q.val() {
                 self.sh_value[i].next = self.sh_lo[i].val();
                 if self.s1_hi[i].q.val() {
-                    self.sh_value[i].next = self.sh_hi[i].val();
+                    self.sh_value[i].next =
+                        (self.sh_hi[i].val() << 1) | (self.sh_lo[i].val() >> 31);
                 }
             }
             self.sh_q[i].d.next = self.sh_value[i].val();
@@ -448,25 +472,33 @@ impl Logic for MulLane {
         self.y_lo.next = self.sum.lo.val();
         self.hi_word.next = self.sum.hi.val();
         self.y_hi.next = self.x_hi.val();
+        self.y_shift.next = self.x_shift.val();
         self.y_active.next = self.x_active.val();
         for i in 0..self.s2_lo.len() {
             self.s2_lo[i].clock.next = self.clock.val();
             self.s2_hi_word[i].clock.next = self.clock.val();
             self.s2_hi[i].clock.next = self.clock.val();
+            self.s2_shift[i].clock.next = self.clock.val();
             self.s2_active[i].clock.next = self.clock.val();
             self.s2_lo[i].d.next = self.sum.lo.val();
             self.s2_hi_word[i].d.next = self.sum.hi.val();
             self.s2_hi[i].d.next = self.x_hi.val();
+            self.s2_shift[i].d.next = self.x_shift.val();
             self.s2_active[i].d.next = self.x_active.val();
             self.y_lo.next = self.s2_lo[i].q.val();
             self.hi_word.next = self.s2_hi_word[i].q.val();
             self.y_hi.next = self.s2_hi[i].q.val();
+            self.y_shift.next = self.s2_shift[i].q.val();
             self.y_active.next = self.s2_active[i].q.val();
         }
         if !self.y_active.val() {
             self.value.next = self.k_zero.val();
         } else if self.y_hi.val() {
             self.value.next = self.hi_word.val();
+            // A right shift: the product's bits 62 … 31 (module documentation).
+            if self.y_shift.val() {
+                self.value.next = (self.hi_word.val() << 1) | (self.y_lo.val() >> 31);
+            }
         } else {
             self.value.next = self.y_lo.val();
         }
@@ -506,8 +538,7 @@ impl Logic for MulLane {
 /// | `in_mask[i]` | in | 1 | lane `i` is active |
 /// | `in_a[i]`, `in_b[i]` | in | 32 | operands (`rs1`, `rs2`) of lane `i` (`in_b` unused by a shift) |
 /// | `in_shift` | in | 1 | the op is a shift ([`shift_op_code`]) |
-/// | `in_amount[i]` | in | 5 | a shift's amount in lane `i` (`rs2[4:0]` or the immediate's) |
-/// | `in_right` | in | 1 | the shift is a right shift (`srl`, `sra`) |
+/// | `in_expo[i]` | in | 5 | a shift's exponent in lane `i`: its amount `sh` (`rs2[4:0]` or the immediate's) for `sll`, `31 − sh` for `srl`, `sra` |
 /// | `out_valid` | out | 1 | the op issued `mul_latency` cycles ago completes now |
 /// | `out_tag` | out | 8 | its tag |
 /// | `out_mask[i]` | out | 1 | its mask |
@@ -518,11 +549,10 @@ pub struct Multiplier {
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
     pub in_op: Signal<In, Bits<2>>,
-    /// The op is a shift ([`shift_op_code`]): lane `i` multiplies by `2^in_amount[i]`, or for
-    /// a right shift by `2^(32 − in_amount[i])` (1 for an amount of 0).
+    /// The op is a shift ([`shift_op_code`]): lane `i` multiplies by `2^in_expo[i]`; a right
+    /// shift's result is the product's bits 62 … 31.
     pub in_shift: Signal<In, Bit>,
-    pub in_amount: Vec<Signal<In, Bits<5>>>,
-    pub in_right: Signal<In, Bit>,
+    pub in_expo: Vec<Signal<In, Bits<5>>>,
     pub in_tag: Signal<In, Bits<TAG_BITS>>,
     pub in_mask: Vec<Signal<In, Bit>>,
     pub in_a: Vec<Signal<In, Bits<32>>>,
@@ -566,8 +596,7 @@ impl Multiplier {
             in_valid: Default::default(),
             in_op: Default::default(),
             in_shift: Default::default(),
-            in_amount: (0..lanes).map(|_| Default::default()).collect(),
-            in_right: Default::default(),
+            in_expo: (0..lanes).map(|_| Default::default()).collect(),
             in_tag: Default::default(),
             in_mask: (0..lanes).map(|_| Default::default()).collect(),
             in_a: (0..lanes).map(|_| Default::default()).collect(),
@@ -611,8 +640,7 @@ impl Logic for Multiplier {
             self.lane[i].clock.next = self.clock.val();
             self.lane[i].op.next = self.in_op.val();
             self.lane[i].shift.next = self.in_shift.val();
-            self.lane[i].amount.next = self.in_amount[i].val();
-            self.lane[i].right.next = self.in_right.val();
+            self.lane[i].expo.next = self.in_expo[i].val();
             self.lane[i].a.next = self.in_a[i].val();
             self.lane[i].b.next = self.in_b[i].val();
             self.lane[i].active.next = self.in_mask[i].val();

@@ -258,6 +258,8 @@ pub struct Sm<const L: usize> {
     /// `iss_valid & iss_warp == w`, registered one-hot with them: the readiness excludes the
     /// issue stage's warp without comparing warp numbers.
     iss_oh: RegVec<Bit>,
+    /// Per lane: a shift's amount before the dispatch register (the immediate's or `rs2`'s).
+    sh_src: Vec<Signal<Local, Bits<5>>>,
     /// Room for one more CTA (warp slots, shared memory), registered.
     room_q: RegVec<Bit>,
     /// The CTA room check's counts and free slot, registered before their multiplies
@@ -659,6 +661,7 @@ impl<const L: usize> Sm<L> {
             iss_valid: RegVec::new(1),
             iss_warp: RegVec::new(1),
             iss_oh: RegVec::new(w),
+            sh_src: sigs(L),
             room_q: RegVec::new(1),
             res_q: RegVec::new(1),
             need_q: RegVec::new(1),
@@ -1449,15 +1452,18 @@ impl<const L: usize> Logic for Sm<L> {
                     for i in 0..(3 * self._lanes) {
                         self.dreg.d_data[i].next = self.oc.disp_data[i].val();
                     }
-                    // A shift's amount: the immediate's or `rs2`'s low five bits; a right shift
-                    // has a multiplier op other than `mul` (hdl/src/multiplier.rs, which decodes
-                    // the power of two from these registers).
-                    self.dreg.d_sh_right.next = self.ex_d.md_op.val() != self.k_md_mul.val();
+                    // A shift's exponent (hdl/src/multiplier.rs, which decodes the power of two
+                    // from it): the amount, the immediate's or `rs2`'s low five bits, inverted
+                    // (31 − amount) for a right shift, whose multiplier op is not `mul`. Each
+                    // bit one LUT: the data bit, the immediate's, `b_imm`, the direction.
                     for l in 0..self._lanes {
-                        self.dreg.d_sh_amount[l].next =
-                            self.oc.disp_data[nl + l].val().get_bits::<5>(0);
+                        self.sh_src[l].next = self.oc.disp_data[nl + l].val().get_bits::<5>(0);
                         if self.ex_d.b_imm.val() {
-                            self.dreg.d_sh_amount[l].next = self.ex_d.imm.val().get_bits::<5>(0);
+                            self.sh_src[l].next = self.ex_d.imm.val().get_bits::<5>(0);
+                        }
+                        self.dreg.d_sh_expo[l].next = self.sh_src[l].val();
+                        if self.ex_d.md_op.val() != self.k_md_mul.val() {
+                            self.dreg.d_sh_expo[l].next = !self.sh_src[l].val();
                         }
                     }
 
@@ -1471,7 +1477,6 @@ impl<const L: usize> Logic for Sm<L> {
                     self.mul.in_op.next = self.dreg.e_md_op.val();
                     // A shift has its ALU function in `alu_op` ({funct7[5], funct3}: bit 0 set,
                     // 001 or 101); a multiplication has `alu_op` 0.
-                    self.mul.in_right.next = self.dreg.e_sh_right.val();
                     self.mul.in_shift.next = self.dreg.e_alu_op.val().get_bit(0);
                     self.mul.in_tag.next = self.dreg.e_tag.val();
                     self.div.in_valid.next = self.dreg.e_to_div.val() & !self.halted.val();
@@ -1513,7 +1518,7 @@ impl<const L: usize> Logic for Sm<L> {
                         self.mul.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.mul.in_a[l].next = self.dreg.e_mul_data[l].val();
                         self.mul.in_b[l].next = self.dreg.e_mul_data[nl + l].val();
-                        self.mul.in_amount[l].next = self.dreg.e_sh_amount[l].val();
+                        self.mul.in_expo[l].next = self.dreg.e_sh_expo[l].val();
                         self.div.in_mask[l].next = self.dreg.e_mask.val().get_bit(l);
                         self.div.in_a[l].next = self.dreg.e_div_data[l].val();
                         self.div.in_b[l].next = self.dreg.e_div_data[nl + l].val();

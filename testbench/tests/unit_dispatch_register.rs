@@ -16,7 +16,7 @@ const SOURCES: usize = 3;
 /// The unit selects, cleared by reset.
 const SELECTS: [&str; 5] = ["to_alu", "to_mul", "to_div", "to_lsu", "to_bu"];
 /// The other scalar fields and their widths.
-const FIELDS: [(&str, u32); 26] = [
+const FIELDS: [(&str, u32); 25] = [
     ("tag", 8),
     ("warp", 6),
     ("pc", 32),
@@ -42,7 +42,6 @@ const FIELDS: [(&str, u32); 26] = [
     ("is_exit", 1),
     ("is_tmc", 1),
     ("rd_valid", 1),
-    ("sh_right", 1),
 ];
 
 #[test]
@@ -99,7 +98,7 @@ fn outputs_are_last_cycles_inputs_and_reset_clears_the_selects() {
     // The operands of the previous cycle (None in the first).
     let mut prev_data: Option<Vec<u64>> = None;
 
-    for (f, w) in [("sh_amount", 5)] {
+    for (f, w) in [("sh_expo", 5)] {
         for l in 0..LANES {
             ports.push((
                 port(&m, &format!("d_{f}__024{l}")),

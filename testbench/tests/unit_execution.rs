@@ -130,10 +130,9 @@ struct Ports {
     out_taken: Vec<PortId>,
     /// Divider only.
     in_ready: Option<PortId>,
-    /// Multiplier only: the op is a shift, its per-lane amount and its direction.
+    /// Multiplier only: the op is a shift, and its per-lane exponent.
     in_shift: Option<PortId>,
-    in_amount: Vec<PortId>,
-    in_right: Option<PortId>,
+    in_expo: Vec<PortId>,
 }
 
 impl Ports {
@@ -166,8 +165,7 @@ impl Ports {
             out_taken: per_lane("out_taken"),
             in_ready: opt("in_ready"),
             in_shift: opt("in_shift"),
-            in_amount: per_lane("in_amount"),
-            in_right: opt("in_right"),
+            in_expo: per_lane("in_expo"),
         };
         for (name, v) in [
             ("in_mask", &p.in_mask),
@@ -182,8 +180,7 @@ impl Ports {
             assert_eq!(p.out_taken.len(), lanes, "per-lane port out_taken missing");
         }
         if p.in_shift.is_some() {
-            assert_eq!(p.in_amount.len(), lanes, "per-lane port in_amount missing");
-            assert!(p.in_right.is_some(), "port in_right missing");
+            assert_eq!(p.in_expo.len(), lanes, "per-lane port in_expo missing");
         }
         p
     }
@@ -205,14 +202,15 @@ impl Ports {
             m.set(self.in_b[i], u64::from(op.b[i]));
         }
         // What the dispatch register holds for a shift (hdl/src/multiplier.rs): the amount
-        // `b[4:0]`, and whether the op code is not `mul`'s (a right shift). Other ops get the
-        // same function of `b`, which they must ignore.
-        for i in 0..self.in_amount.len() {
-            m.set(self.in_amount[i], u64::from(op.b[i] & 31));
-        }
-        if let Some(right) = self.in_right {
-            let r = Some(op.op_code) != mul_op_code(MulDivOp::Mul);
-            m.set(right, u64::from(r));
+        // `b[4:0]`, inverted (31 − amount) when the op code is not `mul`'s (a right shift).
+        // Other ops get the same function of `b`, which they must ignore.
+        let right = Some(op.op_code) != mul_op_code(MulDivOp::Mul);
+        for i in 0..self.in_expo.len() {
+            let amount = op.b[i] & 31;
+            m.set(
+                self.in_expo[i],
+                u64::from(if right { 31 - amount } else { amount }),
+            );
         }
     }
 

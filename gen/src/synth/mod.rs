@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use warpforge_config::GpuConfig;
 use warpforge_hdl::dispatch_register::OPERAND_COPIES;
+use warpforge_hdl::multiplier::POWER_HALVES;
 use warpforge_hdl::reset_tree::RESET_COPIES;
 use warpforge_hdl::top::{TopOptions, TracePorts, TOP_NAME};
 
@@ -373,13 +374,15 @@ fn sha256_hex(data: &[u8]) -> String {
 /// The script's first steps: read the design and its wrapper, flatten, and mark the SM's
 /// operand copies and the reset trees' copies `keep` (hdl/src/dispatch_register.rs,
 /// hdl/src/reset_tree.rs: identical registers, one beside each unit, that `opt_merge` would
-/// otherwise merge into one). Nothing else in the design is kept.
+/// otherwise merge into one), and the multiplier's power-of-two halves (hdl/src/multiplier.rs:
+/// nets that fix ABC's LUT levels in front of the multipliers). Nothing else is kept.
 fn read_and_keep_copies() -> String {
     format!(
         "read_verilog {TOP_NAME}.v\nread_verilog {OOC_NAME}.v\n\
          hierarchy -check -top {OOC_NAME}\nproc\nflatten\n\
          setattr -set keep 1 {OPERAND_COPIES}\n\
-         setattr -set keep 1 {RESET_COPIES}\n"
+         setattr -set keep 1 {RESET_COPIES}\n\
+         setattr -set keep 1 {POWER_HALVES}\n"
     )
 }
 
