@@ -9,6 +9,7 @@
 //! per unit, named as in `hdl/`.
 
 pub mod alu;
+pub mod coalescer;
 mod commit;
 mod execute;
 mod gpu;
