@@ -95,14 +95,14 @@ fn yosys_tiny() {
     yosys_check(&top_name(&cfg), &verilog(&cfg)).unwrap_or_else(|e| panic!("yosys on tiny:\n{e}"));
 }
 
-/// The entries below the top are RAM: yosys infers six memories (rpc, pc and mask, for the even
-/// and the odd levels), not `warps × depth` registers.
+/// The entries below the top are RAM: yosys infers eight memories (rpc, pc, mask and the
+/// `pc == rpc` flag, for the even and the odd levels), not `warps × depth` registers.
 #[test]
 fn entries_are_inferred_as_memories() {
     for cfg in [tiny(), small()] {
         let n = yosys_memory_count(&top_name(&cfg), &verilog(&cfg))
             .unwrap_or_else(|e| panic!("{}: {e}", cfg.name));
-        assert_eq!(n, 6, "{}: {n} memories", cfg.name);
+        assert_eq!(n, 8, "{}: {n} memories", cfg.name);
     }
 }
 
@@ -273,6 +273,7 @@ struct Dut {
     dbg_rpc: PortId,
     dbg_pc: PortId,
     dbg_mask: PortId,
+    dbg_eq: PortId,
     /// Rising clock edges so far: inputs set now are sampled at the end of cycle `cycle`.
     cycle: u64,
     /// Warps whose entries are to be compared once they are no longer busy.
@@ -335,6 +336,7 @@ impl Dut {
             dbg_rpc: p("dbg_rpc"),
             dbg_pc: p("dbg_pc"),
             dbg_mask: p("dbg_mask"),
+            dbg_eq: p("dbg_eq"),
             m,
             cycle: 0,
             deferred: BTreeSet::new(),
@@ -417,6 +419,12 @@ impl Dut {
 
     /// Entry `e` of warp `w` through the debug read port: (valid, entry).
     fn entry(&mut self, w: usize, e: usize) -> (bool, StackEntry) {
+        let (valid, entry, _) = self.entry_eq(w, e);
+        (valid, entry)
+    }
+
+    /// [`Self::entry`] and the entry's `pc == rpc` flag as the stack keeps it (`dbg_eq`).
+    fn entry_eq(&mut self, w: usize, e: usize) -> (bool, StackEntry, bool) {
         self.m.set(self.dbg_warp, w as u64);
         self.m.set(self.dbg_entry, e as u64);
         self.m.eval();
@@ -427,6 +435,7 @@ impl Dut {
                 pc: self.m.get(self.dbg_pc) as u32,
                 mask: self.m.get(self.dbg_mask) as u32,
             },
+            self.m.get(self.dbg_eq) != 0,
         )
     }
 
@@ -567,7 +576,7 @@ impl Dut {
             }
             let s = r.stacks[w].entries();
             for e in 0..self.depth {
-                let (valid, got) = self.entry(w, e);
+                let (valid, got, got_eq) = self.entry_eq(w, e);
                 let exp = s.get(e);
                 if valid != exp.is_some() {
                     return Err(mismatch(
@@ -591,6 +600,15 @@ impl Dut {
                                 u64::from(ac),
                             ));
                         }
+                    }
+                    // The flag a refill pops by, written with the entry (`ram_eq`).
+                    if got_eq != (x.pc == x.rpc) {
+                        return Err(mismatch(
+                            w,
+                            &format!("entry {e}, field eq (pc == rpc)"),
+                            u64::from(x.pc == x.rpc),
+                            u64::from(got_eq),
+                        ));
                     }
                 }
             }
