@@ -1990,7 +1990,7 @@ impl<const L: usize> Logic for Sm<L> {
                     self.u1.d[0].next = self.dec_i.is_load.val();
                     self.u1.d[1].next = self.fetch.ev_fetch.val();
                     self.u1.d[2].next = self.oc.ev_alloc.val();
-                    self.u1.d[3].next = self.stack.dbg_valid.val();
+                    self.u1.d[3].next = self.stack.dbg_valid.val() ^ self.stack.dbg_eq.val();
                     self.u1.d[4].next = self.stack.overflow.val();
                     // (`rel`'s head valid bit: the scoreboard takes the release from its input.)
                     self.u1.d[5].next = self.slot.q[0].val() ^ self.rel_valid.q[0].val();
