@@ -244,7 +244,6 @@ pub struct MulLane {
     s2_lo: Vec<DFF<Bits<32>>>,
     s2_hi_word: Vec<DFF<Bits<32>>>,
     s2_hi: Vec<DFF<Bit>>,
-    s2_shift: Vec<DFF<Bit>>,
     s2_active: Vec<DFF<Bit>>,
     y_lo: Signal<Local, Bits<32>>,
     y_hi: Signal<Local, Bit>,
@@ -333,7 +332,6 @@ impl MulLane {
             s2_lo: (0..staged2).map(|_| DFF::default()).collect(),
             s2_hi_word: (0..staged2).map(|_| DFF::default()).collect(),
             s2_hi: (0..staged2).map(|_| DFF::default()).collect(),
-            s2_shift: (0..staged2).map(|_| DFF::default()).collect(),
             s2_active: (0..staged2).map(|_| DFF::default()).collect(),
             y_lo: Default::default(),
             y_hi: Default::default(),
@@ -493,17 +491,16 @@ impl Logic for MulLane {
             self.s2_lo[i].clock.next = self.clock.val();
             self.s2_hi_word[i].clock.next = self.clock.val();
             self.s2_hi[i].clock.next = self.clock.val();
-            self.s2_shift[i].clock.next = self.clock.val();
             self.s2_active[i].clock.next = self.clock.val();
             self.s2_lo[i].d.next = self.sum.lo.val();
             self.s2_hi_word[i].d.next = self.sum.hi.val();
             self.s2_hi[i].d.next = self.x_hi.val();
-            self.s2_shift[i].d.next = self.x_shift.val();
             self.s2_active[i].d.next = self.x_active.val();
             self.y_lo.next = self.s2_lo[i].q.val();
             self.hi_word.next = self.s2_hi_word[i].q.val();
             self.y_hi.next = self.s2_hi[i].q.val();
-            self.y_shift.next = self.s2_shift[i].q.val();
+            // With stage 2 the shifts take their own path: none is on this one.
+            self.y_shift.next = false;
             self.y_active.next = self.s2_active[i].q.val();
         }
         if !self.y_active.val() {
