@@ -11,9 +11,11 @@
 pub mod alu;
 pub mod coalescer;
 mod commit;
+pub mod crossbar;
 mod execute;
 mod gpu;
 mod memory;
+pub mod memory_partition;
 pub mod operand_collector;
 pub mod scheduler;
 pub mod scoreboard;
