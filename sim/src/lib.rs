@@ -14,6 +14,7 @@ mod commit;
 pub mod crossbar;
 mod execute;
 mod gpu;
+pub mod l1_cache;
 mod memory;
 pub mod memory_partition;
 pub mod operand_collector;
