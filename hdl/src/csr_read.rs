@@ -34,21 +34,6 @@ pub struct CsrRead {
     pub stack: Signal<In, Bits<32>>,
     /// The value.
     pub value: Signal<Out, Bits<32>>,
-    /// One term per source: the source where the CSR number selects it, else 0.
-    t_cycle: Signal<Local, Bits<32>>,
-    t_cycleh: Signal<Local, Bits<32>>,
-    t_instret: Signal<Local, Bits<32>>,
-    t_tid: Signal<Local, Bits<32>>,
-    t_ctaid: Signal<Local, Bits<32>>,
-    t_ntid: Signal<Local, Bits<32>>,
-    t_nctaid: Signal<Local, Bits<32>>,
-    t_gtid: Signal<Local, Bits<32>>,
-    t_warpid: Signal<Local, Bits<32>>,
-    t_smid: Signal<Local, Bits<32>>,
-    t_consts: Signal<Local, Bits<32>>,
-    t_tmask: Signal<Local, Bits<32>>,
-    t_param: Signal<Local, Bits<32>>,
-    t_stack: Signal<Local, Bits<32>>,
     k_cycle: Constant<Bits<12>>,
     k_cycleh: Constant<Bits<12>>,
     k_instret: Constant<Bits<12>>,
@@ -57,6 +42,7 @@ pub struct CsrRead {
     k_ntid: Constant<Bits<12>>,
     k_nctaid: Constant<Bits<12>>,
     k_gtid: Constant<Bits<12>>,
+    k_laneid: Constant<Bits<12>>,
     k_warpid: Constant<Bits<12>>,
     k_smid: Constant<Bits<12>>,
     k_nlanes: Constant<Bits<12>>,
@@ -92,20 +78,6 @@ impl CsrRead {
             tmask: Default::default(),
             stack: Default::default(),
             value: Default::default(),
-            t_cycle: Default::default(),
-            t_cycleh: Default::default(),
-            t_instret: Default::default(),
-            t_tid: Default::default(),
-            t_ctaid: Default::default(),
-            t_ntid: Default::default(),
-            t_nctaid: Default::default(),
-            t_gtid: Default::default(),
-            t_warpid: Default::default(),
-            t_smid: Default::default(),
-            t_consts: Default::default(),
-            t_tmask: Default::default(),
-            t_param: Default::default(),
-            t_stack: Default::default(),
             k_cycle: k12(csr::CYCLE),
             k_cycleh: k12(csr::CYCLEH),
             k_instret: k12(csr::INSTRET),
@@ -114,6 +86,7 @@ impl CsrRead {
             k_ntid: k12(csr::NTID),
             k_nctaid: k12(csr::NCTAID),
             k_gtid: k12(csr::GTID),
+            k_laneid: k12(csr::LANEID),
             k_warpid: k12(csr::WARPID),
             k_smid: k12(csr::SMID),
             k_nlanes: k12(csr::NLANES),
@@ -133,85 +106,57 @@ impl CsrRead {
 impl Logic for CsrRead {
     #[hdl_gen]
     fn update(&mut self) {
-        // The CSR numbers are distinct, so at most one term below is non-zero: the value is
-        // their OR (one AND-OR level per source after the compares) rather than a chain of
-        // seventeen two-way choices, which put the CSR read on `tiny`'s critical path
-        // (docs/fpga.md). `laneid` and unknown numbers read 0 (no term).
-        self.t_cycle.next = self.k_zero.val();
+        self.value.next = self.k_zero.val();
         if self.csr.val() == self.k_cycle.val() {
-            self.t_cycle.next = self.cycle.val().get_bits::<32>(0);
+            self.value.next = self.cycle.val().get_bits::<32>(0);
         }
-        self.t_cycleh.next = self.k_zero.val();
         if self.csr.val() == self.k_cycleh.val() {
-            self.t_cycleh.next = self.cycle.val().get_bits::<32>(32);
+            self.value.next = self.cycle.val().get_bits::<32>(32);
         }
-        self.t_instret.next = self.k_zero.val();
         if self.csr.val() == self.k_instret.val() {
-            self.t_instret.next = self.instret.val();
+            self.value.next = self.instret.val();
         }
-        self.t_tid.next = self.k_zero.val();
         if self.csr.val() == self.k_tid.val() {
-            self.t_tid.next = self.tid.val();
+            self.value.next = self.tid.val();
         }
-        self.t_ctaid.next = self.k_zero.val();
         if self.csr.val() == self.k_ctaid.val() {
-            self.t_ctaid.next = self.ctaid.val();
+            self.value.next = self.ctaid.val();
         }
-        self.t_ntid.next = self.k_zero.val();
         if self.csr.val() == self.k_ntid.val() {
-            self.t_ntid.next = self.ntid.val();
+            self.value.next = self.ntid.val();
         }
-        self.t_nctaid.next = self.k_zero.val();
         if self.csr.val() == self.k_nctaid.val() {
-            self.t_nctaid.next = self.nctaid.val();
+            self.value.next = self.nctaid.val();
         }
-        self.t_gtid.next = self.k_zero.val();
         if self.csr.val() == self.k_gtid.val() {
-            self.t_gtid.next = self.gtid.val();
+            self.value.next = self.gtid.val();
         }
-        self.t_warpid.next = self.k_zero.val();
+        if self.csr.val() == self.k_laneid.val() {
+            self.value.next = self.k_zero.val();
+        }
         if self.csr.val() == self.k_warpid.val() {
-            self.t_warpid.next = self.warpid.val();
+            self.value.next = self.warpid.val();
         }
-        self.t_smid.next = self.k_zero.val();
         if self.csr.val() == self.k_smid.val() {
-            self.t_smid.next = self.smid.val();
+            self.value.next = self.smid.val();
         }
-        self.t_consts.next = self.k_zero.val();
         if self.csr.val() == self.k_nlanes.val() {
-            self.t_consts.next = self.k_lanes.val();
+            self.value.next = self.k_lanes.val();
         }
         if self.csr.val() == self.k_nwarps.val() {
-            self.t_consts.next = self.k_warps.val();
+            self.value.next = self.k_warps.val();
         }
         if self.csr.val() == self.k_nsms.val() {
-            self.t_consts.next = self.k_sms.val();
+            self.value.next = self.k_sms.val();
         }
-        self.t_tmask.next = self.k_zero.val();
         if self.csr.val() == self.k_tmask.val() {
-            self.t_tmask.next = self.tmask.val();
+            self.value.next = self.tmask.val();
         }
-        self.t_param.next = self.k_zero.val();
         if self.csr.val() == self.k_param.val() {
-            self.t_param.next = self.param.val();
+            self.value.next = self.param.val();
         }
-        self.t_stack.next = self.k_zero.val();
         if self.csr.val() == self.k_stack_top.val() {
-            self.t_stack.next = self.stack.val();
+            self.value.next = self.stack.val();
         }
-        self.value.next = self.t_cycle.val()
-            | self.t_cycleh.val()
-            | self.t_instret.val()
-            | self.t_tid.val()
-            | self.t_ctaid.val()
-            | self.t_ntid.val()
-            | self.t_nctaid.val()
-            | self.t_gtid.val()
-            | self.t_warpid.val()
-            | self.t_smid.val()
-            | self.t_consts.val()
-            | self.t_tmask.val()
-            | self.t_param.val()
-            | self.t_stack.val();
     }
 }
