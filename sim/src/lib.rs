@@ -20,6 +20,7 @@ pub mod memory_partition;
 pub mod operand_collector;
 pub mod scheduler;
 pub mod scoreboard;
+pub mod shared_memory;
 pub mod simt_stack;
 mod sm;
 mod stats;
