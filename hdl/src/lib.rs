@@ -14,6 +14,7 @@ pub const GENERATOR_FINGERPRINT: &str = env!("WARPFORGE_HDL_FINGERPRINT");
 pub mod alu;
 pub mod branch_unit;
 pub mod coalescer;
+pub mod crossbar;
 pub mod csr_read;
 pub mod cta_launch;
 pub mod decode;
