@@ -12,6 +12,7 @@
 //! cargo run --release -p warpforge-hdl --example unit_verilog word-mux 8 24 > unit.v  # GROUPS WORDS (32 bit)
 //! cargo run --release -p warpforge-hdl --example unit_verilog coalescer small > unit.v  # PRESET|FILE (lanes, line_bytes)
 //! cargo run --release -p warpforge-hdl --example unit_verilog crossbar small > unit.v  # PRESET|FILE (sms, partitions, line_bytes)
+//! cargo run --release -p warpforge-hdl --example unit_verilog memory-partition small > unit.v  # PRESET|FILE (sms, line_bytes)
 //! yosys -p "read_verilog unit.v; synth_ecp5 -top top -abc9; stat"   # -nowidelut: the flow's mapping
 //! ```
 use std::process::ExitCode;
@@ -24,7 +25,7 @@ use warpforge_hdl::operand_collector::{OperandCollector, SM_SHAPE};
 use warpforge_hdl::tag_table::tag_table_verilog;
 use warpforge_hdl::verilog_of;
 
-const USAGE: &str = "usage: unit_verilog alu LANES (1 to 32) | unit_verilog multiplier LANES (1 to 32) [LATENCY (1 to 16)] | unit_verilog divider LANES (1 to 32) [LATENCY (34 to 1057)] | unit_verilog tag-table TAGS (1 to 255) WARPS (1 to 64) | unit_verilog operand-collector PRESET|FILE | unit_verilog simt-stack PRESET|FILE | unit_verilog word-mux GROUPS (1 to 64) WORDS (1 to 256) | unit_verilog coalescer PRESET|FILE | unit_verilog crossbar PRESET|FILE";
+const USAGE: &str = "usage: unit_verilog alu LANES (1 to 32) | unit_verilog multiplier LANES (1 to 32) [LATENCY (1 to 16)] | unit_verilog divider LANES (1 to 32) [LATENCY (34 to 1057)] | unit_verilog tag-table TAGS (1 to 255) WARPS (1 to 64) | unit_verilog operand-collector PRESET|FILE | unit_verilog simt-stack PRESET|FILE | unit_verilog word-mux GROUPS (1 to 64) WORDS (1 to 256) | unit_verilog coalescer PRESET|FILE | unit_verilog crossbar PRESET|FILE | unit_verilog memory-partition PRESET|FILE";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -74,6 +75,16 @@ fn main() -> ExitCode {
         },
         Some("crossbar") => match args.get(1).map(|c| GpuConfig::load(c)) {
             Some(Ok(cfg)) => Some(warpforge_hdl::crossbar::crossbar_verilog(&cfg, "top")),
+            Some(Err(e)) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+            None => None,
+        },
+        Some("memory-partition") => match args.get(1).map(|c| GpuConfig::load(c)) {
+            Some(Ok(cfg)) => Some(warpforge_hdl::memory_partition::memory_partition_verilog(
+                &cfg, "top",
+            )),
             Some(Err(e)) => {
                 eprintln!("{e}");
                 return ExitCode::from(2);

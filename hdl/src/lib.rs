@@ -26,6 +26,7 @@ pub mod fetch;
 pub mod load_store_unit;
 pub mod lut_ram;
 pub mod mem_port;
+pub mod memory_partition;
 pub mod multiplier;
 pub mod one_hot;
 pub mod operand_collector;
