@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use crate::verilator_model::{build, BuildError, LoadedModel, ModelBuild};
 
@@ -234,6 +235,31 @@ pub fn assert_yosys_accepts(top: &str, verilog: &str) {
         let _ = std::fs::create_dir_all(dir);
     }
     let _ = std::fs::write(&marker, version);
+}
+
+/// The generic unit bench's first step: lint unit `top` (`verilator --lint-only -Wall`, no
+/// warning), check it in yosys ([`assert_yosys_accepts`]) and run `extra` (a unit's own checks of
+/// its Verilog, e.g. [`yosys_memory_count`]) once per process and Verilog text, then build or load
+/// its Verilated model. Panics with the tool's output on any failure.
+pub fn checked_unit_with(top: &str, verilog: &str, extra: impl FnOnce()) -> LoadedModel {
+    static CHECKED: Mutex<Vec<(String, u64)>> = Mutex::new(Vec::new());
+    let key = (top.to_string(), fnv1a(FNV_OFFSET, verilog.as_bytes()));
+    {
+        // Poisoning (a check that panicked in another test) leaves the list usable.
+        let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
+        if !checked.contains(&key) {
+            lint(top, verilog).unwrap_or_else(|e| panic!("{top}: verilator -Wall:\n{e}"));
+            assert_yosys_accepts(top, verilog);
+            extra();
+            checked.push(key);
+        }
+    }
+    build_unit(top, verilog, false).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`checked_unit_with`] with no checks of the unit's own.
+pub fn checked_unit(top: &str, verilog: &str) -> LoadedModel {
+    checked_unit_with(top, verilog, || {})
 }
 
 #[cfg(test)]

@@ -16,8 +16,6 @@
 //! A failure names the preset, the cycle, the field, expected and actual values, and the
 //! command that reproduces it (`WARPFORGE_SEED`, `WARPFORGE_UNIT_CYCLES`: testbench/src/unit.rs).
 
-use std::sync::Mutex;
-
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use warpforge_config::GpuConfig;
@@ -26,7 +24,7 @@ use warpforge_sim::coalescer::{
     size_bytes, Access, Coalescer, CoalescerInputs, CoalescerOutputs, CoalescerStats, Geometry,
     LineRequest,
 };
-use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_cycles, unit_seed};
+use warpforge_testbench::unit::{checked_unit, unit_cycles, unit_seed};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 const TEST: &str = "cargo test --release -p warpforge-testbench --test unit_coalescer";
@@ -92,17 +90,8 @@ impl Dut {
         let g = Geometry::new(&cfg);
         let top = format!("coalescer_{preset}");
         let verilog = coalescer_verilog(&cfg, &top).unwrap_or_else(|e| panic!("{e}"));
-        static CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        {
-            // Lint and yosys once per preset and process (the fermi lint takes seconds).
-            let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
-            if !checked.contains(&top) {
-                lint(&top, &verilog).unwrap_or_else(|e| panic!("{top}: verilator -Wall:\n{e}"));
-                assert_yosys_accepts(&top, &verilog);
-                checked.push(top.clone());
-            }
-        }
-        let m = build_unit(&top, &verilog, false).unwrap_or_else(|e| panic!("{e}"));
+        // Lint and yosys once per preset and process (the fermi lint takes seconds).
+        let m = checked_unit(&top, &verilog);
         let p = |n: &str| port(&m, n);
         let lanes =
             |n: &str| -> Vec<PortId> { (0..g.lanes).map(|l| p(&format!("{n}${l}"))).collect() };

@@ -22,8 +22,10 @@
 //! A failure names the geometry, seed and cycle; `WARPFORGE_SEED` / `WARPFORGE_UNIT_CYCLES`
 //! reproduce or lengthen a run (testbench/src/unit.rs).
 
+// The port loops index several per-port arrays in step (inputs, outputs, counts).
+#![allow(clippy::needless_range_loop)]
+
 use std::collections::VecDeque;
-use std::sync::Mutex;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -31,7 +33,7 @@ use warpforge_hdl::crossbar::crossbar_verilog_with;
 use warpforge_sim::crossbar::{
     Crossbar, CrossbarInputs, CrossbarOutputs, LineReq, LineResp, PartReq, PartResp, XbarGeometry,
 };
-use warpforge_testbench::unit::{assert_yosys_accepts, build_unit, lint, unit_cycles, unit_seed};
+use warpforge_testbench::unit::{checked_unit, unit_cycles, unit_seed};
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
 const TEST: &str = "cargo test --release -p warpforge-testbench --test unit_crossbar";
@@ -122,17 +124,8 @@ impl Dut {
     fn new((name, s, p, b): (&str, usize, usize, u32), ctx: &str) -> Dut {
         let top = format!("crossbar_{name}");
         let verilog = crossbar_verilog_with(s, p, b, &top).unwrap_or_else(|e| panic!("{e}"));
-        static CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        {
-            // Lint and yosys once per geometry and process.
-            let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
-            if !checked.contains(&top) {
-                lint(&top, &verilog).unwrap_or_else(|e| panic!("{top}: verilator -Wall:\n{e}"));
-                assert_yosys_accepts(&top, &verilog);
-                checked.push(top.clone());
-            }
-        }
-        let m = build_unit(&top, &verilog, false).unwrap_or_else(|e| panic!("{e}"));
+        // Lint and yosys once per geometry and process.
+        let m = checked_unit(&top, &verilog);
         let q = |n: &str, i: usize| port(&m, &format!("{n}${i}"));
         let sm = (0..s)
             .map(|i| SmPorts {
@@ -538,7 +531,9 @@ fn req(g: &XbarGeometry, line: u32, id: u16) -> LineReq {
     LineReq {
         write: id & 1 == 1,
         line,
-        mask: (0..b).map(|k| (k + id as usize) % 3 != 0).collect(),
+        mask: (0..b)
+            .map(|k| !(k + id as usize).is_multiple_of(3))
+            .collect(),
         data: (0..b).map(|k| (k as u16 * 7 + id) as u8).collect(),
         id,
     }
@@ -770,12 +765,12 @@ fn back_pressure_holds_the_payload() {
     assert_eq!(&accepted[0][..3], &[0, 1, 2], "SM 0 acceptances");
     assert_eq!(&accepted[1][..2], &[0, 1], "SM 1 acceptances");
     assert!(
-        accepted[0].iter().all(|&c| c < 3 || c >= 9),
+        accepted[0].iter().all(|&c| !(3..9).contains(&c)),
         "{:?}",
         accepted[0]
     );
     assert!(
-        accepted[1].iter().all(|&c| c < 2 || c >= 9),
+        accepted[1].iter().all(|&c| !(2..9).contains(&c)),
         "{:?}",
         accepted[1]
     );

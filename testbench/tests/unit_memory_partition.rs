@@ -26,8 +26,10 @@
 //! A failure names the configuration, the cycle, the field, expected and actual values, and
 //! the command that reproduces it (`WARPFORGE_SEED`, `WARPFORGE_UNIT_CYCLES`).
 
+// The port loops index several per-port arrays in step (inputs, outputs, counts).
+#![allow(clippy::needless_range_loop)]
+
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -39,8 +41,7 @@ use warpforge_sim::memory_partition::{
     PartitionStats, PENDING_DEPTH, REQ_QUEUE_DEPTH, RESP_QUEUE_DEPTH,
 };
 use warpforge_testbench::unit::{
-    assert_yosys_accepts, build_unit, fnv1a, lint, unit_cycles, unit_seed, yosys_memory_count,
-    FNV_OFFSET,
+    checked_unit_with, fnv1a, unit_cycles, unit_seed, yosys_memory_count, FNV_OFFSET,
 };
 use warpforge_testbench::verilator_model::{LoadedModel, PortId};
 
@@ -161,19 +162,11 @@ impl Dut {
         let g = XbarGeometry::new(&cfg);
         let top = format!("memory_partition_{name}");
         let verilog = memory_partition_verilog(&cfg, &top).unwrap_or_else(|e| panic!("{e}"));
-        static CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        {
-            let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
-            if !checked.contains(&top) {
-                lint(&top, &verilog).unwrap_or_else(|e| panic!("{top}: verilator -Wall:\n{e}"));
-                assert_yosys_accepts(&top, &verilog);
-                // RQ (tag, body), PT, RB (tag, data): five memories, not flip-flops.
-                let n = yosys_memory_count(&top, &verilog).unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(n, 5, "{top}: memories yosys infers");
-                checked.push(top.clone());
-            }
-        }
-        let m = build_unit(&top, &verilog, false).unwrap_or_else(|e| panic!("{e}"));
+        // RQ (tag, body), PT, RB (tag, data): five memories, not flip-flops.
+        let m = checked_unit_with(&top, &verilog, || {
+            let n = yosys_memory_count(&top, &verilog).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(n, 5, "{top}: memories yosys infers");
+        });
         let p = |n: &str| port(&m, n);
         Dut {
             clock: p("clock"),
