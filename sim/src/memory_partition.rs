@@ -22,7 +22,7 @@
 // Port indices name ports (SM s, partition p) on the page: loops over them read as the page.
 #![allow(clippy::needless_range_loop)]
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use warpforge_config::GpuConfig;
 
 pub use crate::crossbar::{LineResp, PartReq, PartResp, XbarGeometry};
@@ -368,6 +368,56 @@ impl MemoryPartition {
             });
         }
         outputs
+    }
+}
+
+/// Global memory as whole lines, as a partition's memory port sees it (the page's "The memory
+/// port"): a read returns the line, a write stores its masked bytes and is answered with zeros.
+/// A line never written reads `initial(line, byte)` (a test's fill pattern). The storage of the
+/// memory models around the reference and the RTL; their timing is each model's own.
+#[derive(Clone, Debug)]
+pub struct LineStore {
+    line_bytes: usize,
+    initial: fn(u32, usize) -> u8,
+    lines: HashMap<u32, Vec<u8>>,
+}
+
+impl LineStore {
+    pub fn new(line_bytes: usize, initial: fn(u32, usize) -> u8) -> Self {
+        LineStore {
+            line_bytes,
+            initial,
+            lines: HashMap::new(),
+        }
+    }
+
+    /// Line `n` as it is now.
+    pub fn line(&self, n: u32) -> Vec<u8> {
+        self.lines
+            .get(&n)
+            .cloned()
+            .unwrap_or_else(|| (0..self.line_bytes).map(|k| (self.initial)(n, k)).collect())
+    }
+
+    /// The lines written so far, with their contents, in no particular order.
+    pub fn written(&self) -> impl Iterator<Item = (u32, &[u8])> {
+        self.lines.iter().map(|(&n, l)| (n, l.as_slice()))
+    }
+
+    /// Perform one request on line `line`: a write stores the bytes of `data` whose `mask` bit is
+    /// set (missing entries are 0) and returns zeros; a read returns the line.
+    pub fn perform(&mut self, write: bool, line: u32, mask: &[bool], data: &[u8]) -> Vec<u8> {
+        if !write {
+            return self.line(line);
+        }
+        let mut l = self.line(line);
+        for (k, byte) in l.iter_mut().enumerate() {
+            if mask.get(k).copied().unwrap_or(false) {
+                *byte = data.get(k).copied().unwrap_or(0);
+            }
+        }
+        self.lines.insert(line, l);
+        vec![0; self.line_bytes]
     }
 }
 

@@ -29,7 +29,7 @@
 // The port loops index several per-port arrays in step (inputs, outputs, counts).
 #![allow(clippy::needless_range_loop)]
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -37,7 +37,7 @@ use warpforge_config::GpuConfig;
 use warpforge_hdl::memory_partition::memory_partition_verilog;
 use warpforge_sim::crossbar::{LineReq, LineResp, PartReq, PartResp, XbarGeometry};
 use warpforge_sim::memory_partition::{
-    MemLineReq, MemoryPartition, PartitionInputs, PartitionOutputs, PartitionParams,
+    LineStore, MemLineReq, MemoryPartition, PartitionInputs, PartitionOutputs, PartitionParams,
     PartitionStats, PENDING_DEPTH, REQ_QUEUE_DEPTH, RESP_QUEUE_DEPTH,
 };
 use warpforge_testbench::unit::{
@@ -479,8 +479,7 @@ fn initial(n: u32, k: usize) -> u8 {
 /// then; one response per request, in order, offered from `c + 1 + latency (+ jitter)` and held
 /// until taken, zeros for a write. Checks that a request not taken is offered again unchanged.
 struct Memory {
-    b: usize,
-    lines: HashMap<u32, Vec<u8>>,
+    store: LineStore,
     /// Responses owed: (first cycle offered, data).
     pending: VecDeque<(u64, Vec<u8>)>,
     latency: u64,
@@ -499,8 +498,7 @@ struct Memory {
 impl Memory {
     fn new(g: &XbarGeometry, latency: u64, seed: u64) -> Memory {
         Memory {
-            b: g.line_bytes as usize,
-            lines: HashMap::new(),
+            store: LineStore::new(g.line_bytes as usize, initial),
             pending: VecDeque::new(),
             latency,
             jitter: 0,
@@ -510,13 +508,6 @@ impl Memory {
             taken: Vec::new(),
             answered: Vec::new(),
         }
-    }
-
-    fn line(&self, n: u32) -> Vec<u8> {
-        self.lines
-            .get(&n)
-            .cloned()
-            .unwrap_or_else(|| (0..self.b).map(|k| initial(n, k)).collect())
     }
 
     /// The response offered in cycle `c`.
@@ -552,18 +543,7 @@ impl Memory {
         }
         if let Some(r) = &out.mem_req {
             if s.mem_req_ready {
-                let data = if r.write {
-                    let mut line = self.line(r.line);
-                    for k in 0..self.b {
-                        if r.mask[k] {
-                            line[k] = r.data[k];
-                        }
-                    }
-                    self.lines.insert(r.line, line);
-                    vec![0; self.b]
-                } else {
-                    self.line(r.line)
-                };
+                let data = self.store.perform(r.write, r.line, &r.mask, &r.data);
                 let j = if self.jitter > 0 {
                     self.rng.gen_range(0..=self.jitter)
                 } else {
@@ -635,7 +615,7 @@ fn random_run(name: &str, test: &str) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut mem = Memory::new(&g, 0, seed ^ 1);
     // The memory as written in acceptance order (reset: as the real memory is).
-    let mut shadow: HashMap<u32, Vec<u8>> = HashMap::new();
+    let mut shadow = LineStore::new(b, initial);
     let mut expect: VecDeque<Expect> = VecDeque::new();
     let mut offered = random_req(&mut rng, &g);
     let (mut p_valid, mut p_out, mut p_mem) = (0.7, 0.7, 0.7);
@@ -695,7 +675,7 @@ fn random_run(name: &str, test: &str) {
         }
         if s.reset {
             expect.clear();
-            shadow = mem.lines.clone();
+            shadow = mem.store.clone();
         } else {
             if let Some(o) = &out.out {
                 if s.out_ready {
@@ -717,22 +697,7 @@ fn random_run(name: &str, test: &str) {
             }
             if s.in_valid && out.in_ready {
                 let r = &s.req.req;
-                let line = shadow
-                    .get(&r.line)
-                    .cloned()
-                    .unwrap_or_else(|| (0..b).map(|k| initial(r.line, k)).collect());
-                let data = if r.write {
-                    let mut l = line;
-                    for k in 0..b {
-                        if r.mask[k] {
-                            l[k] = r.data[k];
-                        }
-                    }
-                    shadow.insert(r.line, l);
-                    vec![0; b]
-                } else {
-                    line
-                };
+                let data = shadow.perform(r.write, r.line, &r.mask, &r.data);
                 expect.push_back(Expect {
                     sm: s.req.sm,
                     write: r.write,

@@ -8,7 +8,7 @@ use super::*;
 use crate::crossbar::{Crossbar, CrossbarInputs, LineReq};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 fn geo(s: usize, p: usize, b: u32) -> XbarGeometry {
     XbarGeometry::with(s, p, b)
@@ -25,12 +25,11 @@ fn initial(n: u32, k: usize) -> u8 {
 /// `c + 1 + latency` (latency = `latency + uniform(0..=jitter)`) and held until taken; a write's
 /// response carries zeros; `ready` is low with probability `p_busy` in each cycle.
 struct LineMemory {
-    b: usize,
+    store: LineStore,
     latency: u64,
     jitter: u64,
     p_busy: f64,
     rng: ChaCha8Rng,
-    lines: HashMap<u32, Vec<u8>>,
     queue: VecDeque<(u64, Vec<u8>)>,
     ready: bool,
     /// The response shown in the current cycle.
@@ -42,12 +41,11 @@ struct LineMemory {
 impl LineMemory {
     fn new(b: u32, latency: u64, jitter: u64, p_busy: f64, seed: u64) -> Self {
         LineMemory {
-            b: b as usize,
+            store: LineStore::new(b as usize, initial),
             latency,
             jitter,
             p_busy,
             rng: ChaCha8Rng::seed_from_u64(seed),
-            lines: HashMap::new(),
             queue: VecDeque::new(),
             ready: true,
             shown: None,
@@ -56,10 +54,7 @@ impl LineMemory {
     }
 
     fn line(&self, n: u32) -> Vec<u8> {
-        self.lines
-            .get(&n)
-            .cloned()
-            .unwrap_or_else(|| (0..self.b).map(|k| initial(n, k)).collect())
+        self.store.line(n)
     }
 
     /// Start of cycle `c`: this cycle's `mem_req_ready` and response.
@@ -79,18 +74,7 @@ impl LineMemory {
         }
         if let Some(r) = &out.mem_req {
             if self.ready {
-                let data = if r.write {
-                    let mut line = self.line(r.line);
-                    for k in 0..self.b {
-                        if r.mask[k] {
-                            line[k] = r.data[k];
-                        }
-                    }
-                    self.lines.insert(r.line, line);
-                    vec![0; self.b]
-                } else {
-                    self.line(r.line)
-                };
+                let data = self.store.perform(r.write, r.line, &r.mask, &r.data);
                 let lat = self.latency
                     + if self.jitter > 0 {
                         self.rng.gen_range(0..=self.jitter)
@@ -553,26 +537,18 @@ fn random_traffic_answers_every_request_once_in_order() {
         assert_eq!(b.accepted.len(), n_req);
         assert_eq!(b.responses.len(), n_req);
         // A shadow memory in acceptance order.
-        let mut shadow: HashMap<u32, Vec<u8>> = HashMap::new();
-        let bb = g.line_bytes as usize;
+        let mut shadow = LineStore::new(g.line_bytes as usize, initial);
         for ((_, q), (_, r)) in b.accepted.iter().zip(&b.responses) {
             assert_eq!(
                 (r.sm, r.resp.id, r.resp.write),
                 (q.sm, q.req.id, q.req.write),
                 "case {case}"
             );
-            let line = shadow
-                .entry(q.req.line)
-                .or_insert_with(|| (0..bb).map(|k| initial(q.req.line, k)).collect());
+            let data = shadow.perform(q.req.write, q.req.line, &q.req.mask, &q.req.data);
             if q.req.write {
-                for k in 0..bb {
-                    if q.req.mask[k] {
-                        line[k] = q.req.data[k];
-                    }
-                }
                 assert!(r.resp.data.iter().all(|&x| x == 0));
             } else {
-                assert_eq!(&r.resp.data, line, "case {case}: load {}", q.req.id);
+                assert_eq!(r.resp.data, data, "case {case}: load {}", q.req.id);
             }
         }
         // The memory saw the requests in acceptance order, unchanged.
@@ -749,27 +725,20 @@ fn random_system_traffic_keeps_each_sms_order() {
             let block = k / np * ns + s as u32;
             block * np + k % np
         };
-        let mut shadow: Vec<HashMap<u32, Vec<u8>>> = vec![HashMap::new(); g.sms];
+        let mut shadow = vec![LineStore::new(bb, initial); g.sms];
         let mut expect: Vec<Vec<Option<Vec<u8>>>> = vec![Vec::new(); g.sms];
         for s in 0..g.sms {
             for n in 0..80 {
                 let line = owned(s, rng.gen_range(0..3 * g.partitions as u32));
                 let write = rng.gen_bool(0.4);
-                let cur = shadow[s]
-                    .entry(line)
-                    .or_insert_with(|| (0..bb).map(|k| initial(line, k)).collect());
                 let r = if write {
                     let mask: Vec<bool> = (0..bb).map(|_| rng.gen()).collect();
                     let data: Vec<u8> = (0..bb).map(|_| rng.gen()).collect();
-                    for k in 0..bb {
-                        if mask[k] {
-                            cur[k] = data[k];
-                        }
-                    }
+                    shadow[s].perform(true, line, &mask, &data);
                     expect[s].push(None);
                     LineReq::write(line, mask, data, n as u16)
                 } else {
-                    expect[s].push(Some(cur.clone()));
+                    expect[s].push(Some(shadow[s].line(line)));
                     LineReq::read(&g, line, n as u16)
                 };
                 sys.to_send[s].push_back(r);
@@ -806,10 +775,10 @@ fn random_system_traffic_keeps_each_sms_order() {
                     }
                 }
             }
-            for (line, data) in &shadow[s] {
-                let p = g.partition_of(*line);
+            for (line, data) in shadow[s].written() {
+                let p = g.partition_of(line);
                 assert_eq!(
-                    &sys.mems[p].line(*line),
+                    sys.mems[p].line(line),
                     data,
                     "case {case}: final line {line:#x}"
                 );
